@@ -1,0 +1,50 @@
+"""augkit: text data augmentation for labelled datasets.
+
+>>> import augkit
+>>> augkit.augment(["I lost my card"], "aeda", n=2, seed=0)   # doctest: +SKIP
+
+Importing augkit is light: pandas, datasets and model libraries load only when used.
+"""
+
+from augkit._version import __version__
+from augkit.api import augment
+from augkit.augmenter import Augmenter
+from augkit.candidate import Candidate
+from augkit.errors import (
+    AugkitError,
+    AugmenterOutputError,
+    InputError,
+    InvalidParameterError,
+    PipelineSpecError,
+    UnknownMethodError,
+    UnknownParameterError,
+    UsageError,
+)
+from augkit.filters import BatchContext, ExactDuplicateFilter, Filter
+from augkit.hookspecs import hookimpl
+from augkit.pipeline import Chain, Pipeline, Union
+from augkit.plugins import get_registry, reset_registry
+
+__all__ = [
+    "AugkitError",
+    "Augmenter",
+    "AugmenterOutputError",
+    "BatchContext",
+    "Candidate",
+    "Chain",
+    "ExactDuplicateFilter",
+    "Filter",
+    "InputError",
+    "InvalidParameterError",
+    "Pipeline",
+    "PipelineSpecError",
+    "Union",
+    "UnknownMethodError",
+    "UnknownParameterError",
+    "UsageError",
+    "__version__",
+    "augment",
+    "get_registry",
+    "hookimpl",
+    "reset_registry",
+]

@@ -1,0 +1,2 @@
+"""Adapters between augkit's engine and the containers users hold: lists, pandas
+DataFrames, Hugging Face datasets."""

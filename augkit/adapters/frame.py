@@ -1,0 +1,94 @@
+"""pandas DataFrame in, DataFrame out: original rows plus one row per augmentation.
+
+Each augmented row copies every column of its source row except the text, and adds
+``augkit_source`` (the source row's index label) and ``augkit_method``. Original rows keep
+every value, dtype and their index label in ``augkit_source`` (their ``augkit_method`` is
+missing); each original is followed by its augmentations; the result has a fresh RangeIndex.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN, check_free_columns, score_columns
+from augkit.engine import run_pipeline
+from augkit.errors import InputError
+from augkit.pipeline import Pipeline
+from augkit.report import AugmentationReport
+
+
+def augment_frame(
+    pipeline: Pipeline,
+    frame: Any,
+    *,
+    text_column: str,
+    label_column: str | None,
+    keep_original: bool,
+    **options: Any,
+) -> tuple[Any, AugmentationReport]:
+    import numpy as np
+    import pandas as pd
+
+    check_columns(list(frame.columns), text_column, label_column)
+    row_labels = frame.index
+    values = frame[text_column].tolist()
+    labels = frame[label_column].tolist() if label_column is not None else None
+    result = run_pipeline(
+        pipeline,
+        values,
+        describe_row=lambda i: f"column {text_column!r}, row {row_labels[i]!r}",
+        labels=labels,
+        **options,
+    )
+    positions, new_texts, methods = [], [], []
+    scores = score_columns(result.candidates)
+    score_values: dict[str, list[float]] = {name: [] for name in scores}
+    for position, row in enumerate(result.candidates):
+        if keep_original:
+            positions.append(position)
+            new_texts.append(None)
+            methods.append(None)
+            for name in scores:
+                score_values[name].append(np.nan)
+        for candidate in row:
+            positions.append(position)
+            new_texts.append(candidate.text)
+            methods.append(candidate.method)
+            for name in scores:
+                score_values[name].append(candidate.scores.get(name.removeprefix("augkit_"), np.nan))
+    out = frame.take(positions).reset_index(drop=True)
+    out[text_column] = _text_column(frame[text_column], positions, new_texts)
+    out[SOURCE_COLUMN] = row_labels.take(positions).to_numpy(dtype=object) if len(positions) else []
+    out[METHOD_COLUMN] = pd.Series(methods, dtype=object)
+    for name in scores:
+        out[name] = pd.Series(score_values[name], dtype=float)
+    result.report.original_rows_written = len(frame) if keep_original else 0
+    return out, result.report
+
+
+def check_columns(columns: list, text_column: str, label_column: str | None) -> None:
+    """The text (and label) columns exist, names are unique, provenance columns are free."""
+    if not isinstance(text_column, str):
+        raise InputError(f"text_column must be a column name (str), got {type(text_column).__name__}")
+    duplicated = sorted({str(c) for c in columns if columns.count(c) > 1})
+    if duplicated:
+        raise InputError(f"duplicate column names: {', '.join(duplicated)}")
+    for role, name in (("text", text_column), ("label", label_column)):
+        if name is not None and name not in columns:
+            raise InputError(f"{role} column {name!r} not found; columns are: {', '.join(map(str, columns))}")
+    check_free_columns(columns)
+
+
+def _text_column(original: Any, positions: list[int], new_texts: list[str | None]) -> Any:
+    """The output text column: original values untouched, augmentations filled in, and
+    the original dtype kept where it can hold strings."""
+    import pandas as pd
+    from pandas.api.types import is_object_dtype, is_string_dtype
+
+    taken = original.take(positions).reset_index(drop=True)
+    keeps_strings = is_string_dtype(taken.dtype) or is_object_dtype(taken.dtype)
+    values = taken.to_numpy(dtype=object, copy=True)
+    for index, text in enumerate(new_texts):
+        if text is not None:
+            values[index] = text
+    return pd.Series(values, dtype=taken.dtype if keeps_strings and not isinstance(taken.dtype, pd.CategoricalDtype) else object)

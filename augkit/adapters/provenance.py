@@ -1,0 +1,31 @@
+"""Names of the provenance columns augkit adds to tables."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from augkit.candidate import Candidate
+from augkit.errors import InputError
+
+SOURCE_COLUMN = "augkit_source"
+METHOD_COLUMN = "augkit_method"
+
+
+def score_columns(candidates: Iterable[list[Candidate]]) -> list[str]:
+    """``augkit_<score>`` for every score any filter recorded, in first-seen order."""
+    names: dict[str, None] = {}
+    for row in candidates:
+        for candidate in row:
+            names.update(dict.fromkeys(candidate.scores))
+    return [f"augkit_{name}" for name in names]
+
+
+def check_free_columns(columns: Iterable[str]) -> None:
+    """Refuse input that already has provenance columns (e.g. an augkit output fed back),
+    rather than overwrite them silently."""
+    taken = [c for c in columns if c in (SOURCE_COLUMN, METHOD_COLUMN)]
+    if taken:
+        raise InputError(
+            f"input already has augkit provenance column(s) {', '.join(taken)} "
+            "(is it the output of an earlier run?); rename or drop them first"
+        )

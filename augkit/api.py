@@ -1,0 +1,166 @@
+"""The one-call entry point: :func:`augment`."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from augkit.augmenter import Augmenter
+from augkit.engine import DEFAULT_BATCH_SIZE, check_batch_size, check_n
+from augkit.errors import InputError, UsageError
+from augkit.pipeline import Chain, Pipeline, Union
+from augkit.report import AugmentationReport
+from augkit.seeding import resolve_seed
+
+logger = logging.getLogger("augkit")
+DEFAULT_TEXT_COLUMN = "text"
+REPORT_ATTR = "augkit_report"
+
+
+def augment(
+    data: Any,
+    method: str | Augmenter | Pipeline | Union | Chain,
+    n: int = 1,
+    seed: int | None = None,
+    *,
+    text_column: str | None = None,
+    label_column: str | None = None,
+    keep_original: bool = True,
+    progress: bool | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    coerce: bool = False,
+    **params: Any,
+) -> Any:
+    """Augment texts, a pandas DataFrame or a Hugging Face dataset.
+
+    Parameters
+    ----------
+    data : list of str, pandas.DataFrame or datasets.Dataset
+        ``list[str]`` gives ``list[list[str]]`` (the augmentations of each text, in order).
+        A DataFrame or Dataset gives the same type: each original row (unless
+        ``keep_original=False``) followed by one row per augmentation, which copies every
+        other column from its source row and adds ``augkit_source`` (the source row's index
+        label, or position for a Dataset) and ``augkit_method``.
+    method : str, Augmenter, Pipeline, Union or Chain
+        A registered method name (``"eda"``), a pipeline string (``"eda+aeda|dedup"``), an
+        augmenter instance or a pipeline. Plain methods get exact-duplicate removal.
+    n : int
+        Augmentations per input (at most; a method may find fewer).
+    seed : int or None
+        Same seed, same output, whatever the batching or the other rows. None: fresh.
+    text_column, label_column : str, optional
+        Column names for tables; ``text_column`` defaults to ``"text"``. The label column is
+        checked to exist and handed to filters; labels are always copied unchanged.
+    keep_original : bool
+        Keep the original rows in table output.
+    progress : bool or None
+        Show a progress bar; None shows one when standard error is a terminal.
+    batch_size : int
+        Texts per call to the augmenter's ``augment_batch`` (output does not depend on it).
+    coerce : bool
+        Turn non-string texts into ``str(value)`` instead of failing.
+    **params
+        Constructor parameters of the method, e.g. ``alpha_sr=0.2`` for EDA.
+
+    Missing (None/NaN), empty and whitespace texts are kept as they are and get no
+    augmentation; for tables, the counts are in ``result.attrs["augkit_report"]``.
+
+    Example::
+
+        >>> augkit.augment(["I lost my card"], "eda", n=2, seed=0)   # doctest: +SKIP
+        [['I lost my bill', 'my lost I card']]
+    """
+    result, report = augment_with_report(
+        data, method, n, seed, text_column=text_column, label_column=label_column,
+        keep_original=keep_original, progress=progress, batch_size=batch_size, coerce=coerce, **params,
+    )
+    if _is_dataframe(result):
+        result.attrs[REPORT_ATTR] = report.as_dict()
+    return result
+
+
+def augment_with_report(
+    data: Any,
+    method: str | Augmenter | Pipeline | Union | Chain,
+    n: int = 1,
+    seed: int | None = None,
+    *,
+    text_column: str | None = None,
+    label_column: str | None = None,
+    keep_original: bool = True,
+    progress: bool | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    coerce: bool = False,
+    **params: Any,
+) -> tuple[Any, AugmentationReport]:
+    """:func:`augment`, also returning the run's :class:`~augkit.report.AugmentationReport`."""
+    pipeline = build_pipeline(method, params)
+    options = {
+        "n": check_n(n),
+        "seed": resolve_seed(seed),
+        "coerce": bool(coerce),
+        "batch_size": check_batch_size(batch_size),
+        "progress": progress,
+    }
+    table_options = {
+        "text_column": DEFAULT_TEXT_COLUMN if text_column is None else text_column,
+        "label_column": label_column,
+        "keep_original": keep_original,
+    }
+    if _is_dataframe(data):
+        from augkit.adapters.frame import augment_frame
+
+        result, report = augment_frame(pipeline, data, **table_options, **options)
+    elif _is_hf_dataset(data):
+        from augkit.adapters.hf_dataset import augment_dataset
+
+        result, report = augment_dataset(pipeline, data, **table_options, **options)
+    elif isinstance(data, (list, tuple)):
+        if text_column is not None or label_column is not None:
+            raise UsageError("text_column and label_column apply to tables, not to a list of texts")
+        from augkit.adapters.texts import augment_texts
+
+        result, report = augment_texts(pipeline, data, **options)
+    elif isinstance(data, str):
+        raise InputError("data is a single str; pass a list of texts, e.g. augment([text], ...)")
+    else:
+        raise InputError(
+            f"cannot augment a {type(data).__module__}.{type(data).__name__}; "
+            "expected a list of str, a pandas.DataFrame or a datasets.Dataset"
+        )
+    logger.info("augkit %s: %s", pipeline.name, report.summary())
+    return result, report
+
+
+def build_pipeline(method: Any, params: Mapping[str, Any]) -> Pipeline:
+    """Turn what the caller passed as ``method`` (plus ``**params``) into a Pipeline."""
+    if isinstance(method, str):
+        return Pipeline.from_string(method, params)
+    if isinstance(method, type) and issubclass(method, Augmenter):
+        from augkit.params import instantiate
+
+        return Pipeline(instantiate(method, method.name, params))
+    if params:
+        raise UsageError(
+            f"parameters {', '.join(sorted(params))} can only be given with a method name; "
+            f"pass them to the constructor of {type(method).__name__} instead"
+        )
+    if isinstance(method, Pipeline):
+        return method
+    if isinstance(method, (Augmenter, Union, Chain)):
+        return Pipeline(method)
+    raise UsageError(
+        f"method must be a name, an Augmenter, a Pipeline, a Union or a Chain; got {type(method).__name__}"
+    )
+
+
+def _is_dataframe(data: Any) -> bool:
+    pandas = sys.modules.get("pandas")  # a DataFrame cannot exist unless pandas is imported
+    return pandas is not None and isinstance(data, pandas.DataFrame)
+
+
+def _is_hf_dataset(data: Any) -> bool:
+    datasets = sys.modules.get("datasets")
+    return datasets is not None and isinstance(data, datasets.Dataset)

@@ -1,0 +1,219 @@
+"""The ``augkit`` command: ``list``, ``info METHOD`` and ``augment INPUT -m METHOD -n N -o OUTPUT``.
+
+Exit codes: 0 success, 1 failure while running, 2 usage error (bad arguments, unknown
+method or parameter, missing column, unreadable input), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+from typing import Any
+
+from augkit._version import __version__
+from augkit.errors import AugkitError, UsageError
+from augkit.params import REQUIRED, Parameter, parse_cli_value
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``augkit`` console script."""
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RuntimeWarning)
+            code = args.handler(args)
+        for warning in caught:
+            if issubclass(warning.category, RuntimeWarning) and str(warning.message).startswith("augkit:"):
+                print(f"augkit: warning: {str(warning.message).removeprefix('augkit: ')}", file=sys.stderr)
+            else:
+                warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
+        return code
+    except UsageError as error:
+        print(f"augkit: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except AugkitError as error:
+        print(f"augkit: failed: {error}", file=sys.stderr)
+        return EXIT_FAILURE
+    except KeyboardInterrupt:
+        print("augkit: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="augkit", description="Text data augmentation for labelled datasets."
+    )
+    parser.add_argument("--version", action="version", version=f"augkit {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    listing = commands.add_parser("list", help="list installed methods and filters")
+    listing.set_defaults(handler=_list)
+
+    info = commands.add_parser("info", help="show a method's or filter's parameters")
+    info.add_argument("method", metavar="METHOD")
+    info.set_defaults(handler=_info)
+
+    augment = commands.add_parser(
+        "augment",
+        help="augment a CSV, TSV, JSONL or Parquet file",
+        description="Augment the text column of a table; other columns are copied to each augmentation.",
+    )
+    augment.add_argument("input", metavar="INPUT", help="input table (.csv, .tsv, .jsonl, .parquet)")
+    augment.add_argument("-m", "--method", required=True, help="method name or pipeline, e.g. eda or 'eda+aeda|dedup'")
+    augment.add_argument("-n", type=int, default=1, help="augmentations per row (default 1)")
+    augment.add_argument("-o", "--output", required=True, help="output table; format from the extension")
+    augment.add_argument("--seed", type=int, default=None, help="seed for reproducible output")
+    augment.add_argument("--text-column", default="text", help="column to augment (default: text)")
+    augment.add_argument("--label-column", default=None, help="label column (checked to exist; passed to filters)")
+    augment.add_argument(
+        "-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+        help="method parameter, repeatable; in a pipeline qualify it: eda.alpha_sr=0.2",
+    )
+    augment.add_argument("--coerce", action="store_true", help="turn non-string texts into strings instead of failing")
+    augment.add_argument("--drop-original", action="store_true", help="write only the augmented rows")
+    augment.add_argument("--batch-size", type=int, default=64, help="texts per augmenter call (output does not depend on it)")
+    progress = augment.add_mutually_exclusive_group()
+    progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show a progress bar")
+    progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
+    augment.set_defaults(handler=_augment)
+    return parser
+
+
+def _list(args: argparse.Namespace) -> int:
+    from augkit.plugins import get_registry
+
+    registry = get_registry()
+    for title, table in (("METHOD", registry.methods), ("FILTER", registry.filters)):
+        rows = [(name, entry.plugin.distribution, entry.plugin.version, entry.description)
+                for name, entry in sorted(table.items())]
+        _print_table([(title, "PLUGIN", "VERSION", "DESCRIPTION"), *rows])
+        print()
+    for problem in registry.problems:
+        print(f"skipped: {problem}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _info(args: argparse.Namespace) -> int:
+    from augkit.errors import UnknownMethodError
+    from augkit.plugins import get_registry
+
+    registry = get_registry()
+    try:
+        entry, kind = registry.method(args.method), "method"
+    except UnknownMethodError:
+        if args.method not in registry.filters:
+            raise
+        entry, kind = registry.filter(args.method), "filter"
+    print(f"{entry.name} ({kind}) from plugin {entry.plugin.name!r}: {entry.plugin.distribution} {entry.plugin.version}")
+    print(entry.description)
+    body = _docstring_body(entry.cls.__doc__)
+    if body:
+        print()
+        print(body)
+    parameters = entry.cls.parameters()
+    print()
+    print("Parameters:" if parameters else "Parameters: none")
+    for parameter in parameters:
+        print(f"  {_signature(parameter)}")
+        if parameter.doc:
+            print(textwrap.fill(parameter.doc, width=88, initial_indent="      ", subsequent_indent="      "))
+    return EXIT_OK
+
+
+def _augment(args: argparse.Namespace) -> int:
+    from augkit.api import augment_with_report
+    from augkit.table_io import read_table, table_format, write_table
+
+    output = Path(args.output)
+    table_format(output)  # fail on an unknown output format before doing any work
+    if output.resolve() == Path(args.input).resolve():
+        raise UsageError("the output file would overwrite the input; choose another -o")
+    if not output.parent.exists():
+        raise UsageError(f"output directory {str(output.parent)!r} does not exist")
+    params = parse_param_options(args.param, args.method)
+    frame = read_table(args.input)
+    augmented, report = augment_with_report(
+        frame,
+        args.method,
+        n=args.n,
+        seed=args.seed,
+        text_column=args.text_column,
+        label_column=args.label_column,
+        keep_original=not args.drop_original,
+        progress=args.progress,
+        batch_size=args.batch_size,
+        coerce=args.coerce,
+        **params,
+    )
+    write_table(augmented, output)
+    print(f"augkit: {report.summary()}; output: {output}", file=sys.stderr)
+    return EXIT_OK
+
+
+def parse_param_options(pairs: list[str], method: str) -> dict[str, Any]:
+    """Turn ``-p key=value`` options into typed parameters, using the declared types of the
+    method (or of the step a dotted key ``step.key`` names)."""
+    from augkit.pipeline_spec import parse_pipeline_spec
+    from augkit.plugins import get_registry
+
+    spec = parse_pipeline_spec(method)
+    leaves = [step.name for chain in spec.generator for step in chain]
+    registry = get_registry()
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        key, separator, raw = pair.partition("=")
+        key = key.strip()
+        if not separator or not key:
+            raise UsageError(f"-p expects KEY=VALUE, got {pair!r}")
+        step, _, name = key.rpartition(".")
+        step = step or (leaves[0] if len(leaves) == 1 else "")
+        params[key] = parse_cli_value(_find_parameter(registry, step, name), raw)
+    return params
+
+
+def _find_parameter(registry, step: str, name: str) -> Parameter | None:
+    table = registry.methods if step in registry.methods else registry.filters
+    entry = table.get(step)
+    if entry is None:
+        return None
+    return next((p for p in entry.cls.parameters() if p.name == name), None)
+
+
+def _signature(parameter: Parameter) -> str:
+    text = parameter.name
+    if parameter.annotation:
+        text += f": {parameter.annotation}"
+    if parameter.default is not REQUIRED:
+        text += f" = {parameter.default!r}"
+    return text
+
+
+def _docstring_body(doc: str | None) -> str:
+    """The docstring's paragraphs after its first line and before its parameter section."""
+    lines = textwrap.dedent("\n".join((doc or "").strip().splitlines()[1:])).strip().splitlines()
+    body = []
+    for line in lines:
+        if line.strip() in {"Parameters", "Args:", "Arguments:", "Example::", "Examples"}:
+            break
+        body.append(line)
+    return "\n".join(body).strip()
+
+
+def _print_table(rows: list[tuple[str, ...]]) -> None:
+    widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]) - 1)]
+    for row in rows:
+        cells = [str(cell).ljust(width) for cell, width in zip(row, widths)]
+        print("  ".join([*cells, str(row[-1])]).rstrip())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""Run a pipeline over a column of values in batches, with progress and a report.
+
+Adapters (list, pandas, datasets) turn their input into a list of values and hand it here;
+this module checks the texts, batches the ones worth augmenting, runs the pipeline, and
+counts what happened. Per-row seeding makes the result independent of ``batch_size``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from augkit.candidate import Candidate
+from augkit.errors import InvalidParameterError
+from augkit.filters.base import BatchContext
+from augkit.inputs import prepare_texts
+from augkit.pipeline import Pipeline
+from augkit.report import AugmentationReport
+
+DEFAULT_BATCH_SIZE = 64
+
+
+@dataclass
+class EngineResult:
+    """Candidates per input value (empty for skipped ones) and the run's counts."""
+
+    candidates: list[list[Candidate]]
+    report: AugmentationReport
+
+
+def check_n(n: Any) -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise InvalidParameterError(f"n must be a non-negative int, got {n!r}")
+    return n
+
+
+def check_batch_size(batch_size: Any) -> int:
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise InvalidParameterError(f"batch_size must be a positive int, got {batch_size!r}")
+    return batch_size
+
+
+def run_pipeline(
+    pipeline: Pipeline,
+    values: Sequence[Any],
+    *,
+    n: int,
+    seed: int,
+    describe_row: Callable[[int], str],
+    coerce: bool = False,
+    labels: Sequence[Any] | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    progress: bool | None = None,
+) -> EngineResult:
+    """Augment every usable text among ``values`` with ``pipeline``."""
+    texts, skips = prepare_texts(values, describe_row=describe_row, coerce=coerce)
+    report = AugmentationReport(rows_read=len(values))
+    candidates: list[list[Candidate]] = [[] for _ in values]
+    todo = [i for i, text in enumerate(texts) if text is not None]
+    for index, reason in enumerate(skips):
+        if reason is not None:
+            report.without_augmentation[reason] += 1
+    with _progress_bar(len(values), progress, pipeline.name) as bar:
+        bar.update(len(values) - len(todo))
+        if n > 0:
+            for start in range(0, len(todo), batch_size):
+                batch = todo[start : start + batch_size]
+                context = BatchContext(labels=[labels[i] for i in batch] if labels is not None else None)
+                batch_candidates, reasons = pipeline.run([texts[i] for i in batch], n, seed, context)
+                for index, row, reason in zip(batch, batch_candidates, reasons):
+                    candidates[index] = row
+                    if not row:
+                        report.without_augmentation[reason or "no candidate"] += 1
+                bar.update(len(batch))
+        else:
+            bar.update(len(todo))
+    report.rows_augmented = sum(1 for row in candidates if row)
+    report.augmentations = sum(len(row) for row in candidates)
+    return EngineResult(candidates, report)
+
+
+def _progress_bar(total: int, progress: bool | None, description: str):
+    from tqdm.auto import tqdm
+
+    enabled = sys.stderr.isatty() if progress is None else bool(progress)
+    return tqdm(total=total, disable=not enabled, unit="row", desc=f"augkit {description}", leave=False)

@@ -1,0 +1,40 @@
+"""Errors augkit raises on purpose, each naming what is wrong and what would be right.
+
+All derive from :class:`AugkitError`; each also derives from the built-in exception a
+Python user would expect (``LookupError`` for unknown names, ``TypeError`` for unknown
+keyword arguments, ``ValueError`` for bad values), so existing ``except`` clauses work.
+"""
+
+from __future__ import annotations
+
+
+class AugkitError(Exception):
+    """Base class of every error augkit raises deliberately."""
+
+
+class UsageError(AugkitError):
+    """The caller asked for something that cannot work; the command line exits with 2."""
+
+
+class UnknownMethodError(UsageError, LookupError):
+    """A method (or filter) name that no installed plugin registered."""
+
+
+class UnknownParameterError(UsageError, TypeError):
+    """A keyword argument that the augmenter's or filter's constructor does not take."""
+
+
+class InvalidParameterError(UsageError, ValueError):
+    """A parameter value outside what the augmenter or filter accepts."""
+
+
+class PipelineSpecError(UsageError, ValueError):
+    """A pipeline string such as ``"eda+aeda|dedup"`` that does not parse."""
+
+
+class InputError(UsageError, ValueError):
+    """Input data augkit cannot use as given: a missing column, a non-string text, ..."""
+
+
+class AugmenterOutputError(AugkitError, TypeError):
+    """A plugin's augmenter or filter returned something outside its contract."""

@@ -1,0 +1,219 @@
+"""Constructor parameters as the whole configuration (scikit-learn style).
+
+An augmenter's or filter's knobs are the keyword arguments of its ``__init__``. This module
+reads them from the signature (with defaults and type annotations) and their descriptions
+from the docstring, checks caller-supplied parameters against them, and converts command
+line strings (``-p alpha_sr=0.2``) to the declared types.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import inspect
+import re
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from augkit.errors import InvalidParameterError, UnknownParameterError
+
+#: Marker for a parameter without a default value.
+REQUIRED = inspect.Parameter.empty
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One constructor keyword argument of an augmenter or filter."""
+
+    name: str
+    default: Any
+    annotation: str
+    doc: str
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+
+def describe_parameters(cls: type) -> tuple[Parameter, ...]:
+    """The keyword parameters of ``cls.__init__`` with defaults, types and docs.
+
+    >>> class Shout:
+    ...     '''Parameters
+    ...     ----------
+    ...     marks : int
+    ...         How many exclamation marks.
+    ...     '''
+    ...     def __init__(self, marks: int = 1): ...
+    >>> describe_parameters(Shout)[0]
+    Parameter(name='marks', default=1, annotation='int', doc='How many exclamation marks.')
+    """
+    init = cls.__init__
+    if init is object.__init__:
+        return ()
+    signature = inspect.signature(init)
+    hints = _type_hints(init)
+    docs = {**parse_docstring_parameters(cls.__doc__), **parse_docstring_parameters(init.__doc__)}
+    params = []
+    for name, param in signature.parameters.items():
+        if name == "self" or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        annotation = hints.get(name, param.annotation)
+        params.append(
+            Parameter(
+                name=name,
+                default=param.default,
+                annotation=_annotation_text(annotation),
+                doc=docs.get(name, ""),
+            )
+        )
+    return tuple(params)
+
+
+def accepts_any_keyword(cls: type) -> bool:
+    """True when ``cls.__init__`` takes ``**kwargs`` and so accepts every name."""
+    signature = inspect.signature(cls.__init__)
+    return any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values())
+
+
+def check_parameters(cls: type, owner: str, params: Mapping[str, Any]) -> None:
+    """Fail with the list of valid names when ``params`` holds a name ``cls`` does not take."""
+    if accepts_any_keyword(cls):
+        return
+    valid = [p.name for p in describe_parameters(cls)]
+    for name in params:
+        if name not in valid:
+            raise UnknownParameterError(unknown_name_message("parameter", name, valid, owner=owner))
+
+
+def instantiate(cls: type, owner: str, params: Mapping[str, Any]) -> Any:
+    """Build ``cls(**params)`` after checking the names; bad values surface as
+    :class:`InvalidParameterError` naming the owner."""
+    check_parameters(cls, owner, params)
+    try:
+        return cls(**params)
+    except (ValueError, TypeError) as error:
+        raise InvalidParameterError(f"{owner}: {error}") from error
+
+
+def unknown_name_message(
+    kind: str, name: str, valid: list[str], *, owner: str | None = None, listing: str | None = None
+) -> str:
+    """``unknown parameter 'alpha' for 'eda'; did you mean 'alpha_sr'? valid parameters: ...``."""
+    where = f" for {owner!r}" if owner else ""
+    message = f"unknown {kind} {name!r}{where}"
+    close = difflib.get_close_matches(name, valid, n=3, cutoff=0.6)
+    if close:
+        message += "; did you mean " + " or ".join(repr(c) for c in close) + "?"
+    else:
+        message += ";"
+    listed = ", ".join(sorted(valid)) if valid else "(none)"
+    return f"{message} {listing or 'valid ' + kind + 's'}: {listed}"
+
+
+def parse_cli_value(parameter: Parameter | None, raw: str) -> Any:
+    """Convert ``raw`` (from ``-p key=value``) to the parameter's declared type.
+
+    Uses the annotation when it names a simple type (bool, int, float, str), else the
+    default's type, else a Python literal (numbers, lists, ``None``), else the string.
+    """
+    target = _simple_type(parameter)
+    if target is bool:
+        lowered = raw.strip().lower()
+        if lowered in {"1", "true", "yes", "on"}:
+            return True
+        if lowered in {"0", "false", "no", "off"}:
+            return False
+        raise InvalidParameterError(f"parameter {parameter.name!r} expects true or false, got {raw!r}")
+    if target in (int, float):
+        try:
+            return target(raw)
+        except ValueError:
+            raise InvalidParameterError(
+                f"parameter {parameter.name!r} expects {target.__name__}, got {raw!r}"
+            ) from None
+    if target is str:
+        return raw
+    try:
+        return ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        return raw
+
+
+def _simple_type(parameter: Parameter | None) -> type | None:
+    if parameter is None:
+        return None
+    names = {"bool": bool, "int": int, "float": float, "str": str}
+    if parameter.annotation in names:
+        return names[parameter.annotation]
+    default = parameter.default
+    if default is not REQUIRED and type(default) in (bool, int, float, str):
+        return type(default)
+    return None
+
+
+def _type_hints(function: Any) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(function)
+    except Exception:  # unresolvable forward references: fall back to the raw annotations
+        return {}
+
+
+def _annotation_text(annotation: Any) -> str:
+    if annotation is inspect.Parameter.empty:
+        return ""
+    if isinstance(annotation, type):
+        return annotation.__name__
+    return re.sub(r"\b(typing|collections\.abc)\.", "", str(annotation))
+
+
+_SECTION = re.compile(r"^\s*(Parameters|Args|Arguments)\s*:?\s*$")
+_UNDERLINE = re.compile(r"^\s*-{3,}\s*$")
+_NUMPY_ENTRY = re.compile(r"^(?P<indent>\s*)(?P<name>\w+)\s*:\s*(?P<type>.*)$")
+_GOOGLE_ENTRY = re.compile(r"^(?P<indent>\s*)(?P<name>\w+)\s*(\([^)]*\))?\s*:\s*(?P<doc>.*)$")
+
+
+def parse_docstring_parameters(docstring: str | None) -> dict[str, str]:
+    """Descriptions of parameters from a numpy-style ``Parameters`` section or a
+    Google-style ``Args:`` section, joined into one line each."""
+    if not docstring:
+        return {}
+    lines = inspect.cleandoc(docstring).splitlines()
+    for start, line in enumerate(lines):
+        if _SECTION.match(line):
+            break
+    else:
+        return {}
+    body = lines[start + 1 :]
+    numpy_style = bool(body) and bool(_UNDERLINE.match(body[0]))
+    if numpy_style:
+        body = body[1:]
+    docs: dict[str, list[str]] = {}
+    current: str | None = None
+    entry_indent: int | None = None
+    for line in body:
+        if not line.strip():
+            if numpy_style and current is None:
+                continue
+            continue
+        indent = len(line) - len(line.lstrip())
+        if entry_indent is not None and indent < entry_indent:
+            break  # dedent: the section ended
+        if numpy_style and _UNDERLINE.match(line):
+            break  # the next numpy section's underline: drop its header line
+        pattern = _NUMPY_ENTRY if numpy_style else _GOOGLE_ENTRY
+        match = pattern.match(line)
+        if match and (entry_indent is None or indent == entry_indent):
+            entry_indent = indent
+            current = match.group("name")
+            docs[current] = [] if numpy_style else [match.group("doc").strip()]
+        elif current is not None:
+            docs[current].append(line.strip())
+    if numpy_style:
+        # A following section header ("Returns", "Examples") may have been read as text.
+        for name, parts in docs.items():
+            while parts and parts[-1] in {"Returns", "Examples", "Notes", "Raises", "See Also"}:
+                parts.pop()
+    return {name: " ".join(p for p in parts if p) for name, parts in docs.items()}

@@ -1,0 +1,295 @@
+"""Pipelines: generate candidates with augmenters, then filter and rank them.
+
+``Pipeline(generate, filters)`` runs its generator (an augmenter, a :class:`Union` of
+generators whose candidates are interleaved, or a :class:`Chain` whose steps rewrite each
+other's output) and then every filter in order, keeping at most ``n`` candidates per source.
+Exact-duplicate removal (``dedup``) runs first unless ``dedup=False``.
+
+Each augmenter in a pipeline draws from its own per-row generator, keyed by the run's
+seed, the augmenter's key (its name, or ``name#2`` for a second use) and the text it
+rewrites, so outputs never depend on batching.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from augkit.augmenter import Augmenter
+from augkit.candidate import Candidate
+from augkit.errors import AugmenterOutputError, InvalidParameterError, PipelineSpecError, UsageError
+from augkit.filters.base import BatchContext, Filter
+from augkit.filters.dedup import ExactDuplicateFilter
+from augkit.pipeline_spec import StepSpec, format_step, parse_pipeline_spec
+from augkit.seeding import row_rng
+
+NOTHING_GENERATED = "augmenter returned nothing"
+
+
+class Union:
+    """Candidates from every member generator, interleaved round-robin.
+
+    ``Union("eda", "aeda")`` is the string form ``"eda+aeda"``; each member is asked for
+    ``n`` candidates, so filters downstream choose from up to ``len(members) * n``.
+    """
+
+    def __init__(self, *members: str | Augmenter | Union | Chain):
+        if len(members) < 2:
+            raise UsageError("Union needs at least two members")
+        self.members = members
+
+
+class Chain:
+    """Generators applied in sequence: the first rewrites the source into ``n`` candidates,
+    each later step rewrites each candidate once. String form ``"eda>aeda"``."""
+
+    def __init__(self, *steps: str | Augmenter | Union | Chain):
+        if len(steps) < 2:
+            raise UsageError("Chain needs at least two steps")
+        self.steps = steps
+
+
+class Pipeline:
+    """Generate, then filter and rank.
+
+    Parameters
+    ----------
+    generate : str, Augmenter, Union or Chain
+        What produces candidates; a string is a registered method name.
+    filters : sequence of str or Filter
+        Filters applied in order after generation; strings are registered filter names.
+    dedup : bool
+        Prepend exact-duplicate removal unless the filters already include it.
+    oversample : float
+        Ask the generator for ``ceil(n * oversample)`` candidates so that filters have
+        more to choose from; at most ``n`` survive.
+
+    Example::
+
+        augkit.augment(df, augkit.Pipeline(augkit.Union("eda", "aeda")), n=4, seed=0)
+    """
+
+    def __init__(
+        self,
+        generate: str | Augmenter | Union | Chain,
+        filters: Iterable[str | Filter] = (),
+        *,
+        dedup: bool = True,
+        oversample: float = 1.0,
+    ):
+        if isinstance(oversample, bool) or not isinstance(oversample, (int, float)) or oversample < 1:
+            raise InvalidParameterError(f"oversample must be a number >= 1, got {oversample!r}")
+        self.oversample = float(oversample)
+        self._generator = _build_generator(generate, Counter())
+        resolved = [_resolve_filter(f) for f in filters]
+        if dedup and not any(isinstance(f, ExactDuplicateFilter) for f in resolved):
+            resolved.insert(0, ExactDuplicateFilter())
+        self.filters: tuple[Filter, ...] = tuple(resolved)
+
+    @classmethod
+    def from_string(cls, spec: str, params: Mapping[str, Any] | None = None, **options: Any) -> Pipeline:
+        """Build a pipeline from its string form (see :mod:`augkit.pipeline_spec`).
+
+        ``params`` adds constructor arguments: ``alpha_sr=0.2`` goes to the only generator
+        of a one-method pipeline; ``"eda.alpha_sr"`` goes to every step named ``eda``.
+        """
+        parsed = parse_pipeline_spec(spec)
+        _apply_params(parsed.generator, parsed.filters, dict(params or {}))
+        members = [_chain_from_spec(chain) for chain in parsed.generator]
+        generate = members[0] if len(members) == 1 else Union(*members)
+        filters = [_registry().create_filter(step.name, step.args) for step in parsed.filters]
+        return cls(generate, filters, **options)
+
+    @property
+    def name(self) -> str:
+        """The generator's label, e.g. ``eda`` or ``eda+aeda``."""
+        return self._generator.label
+
+    @property
+    def spec(self) -> str:
+        """The pipeline's string form, with non-default parameters inline."""
+        filters = "".join(f"|{format_step(f.name, _changed_params(f))}" for f in self.filters)
+        return self._generator.spec + filters
+
+    def __repr__(self) -> str:
+        return f"Pipeline({self.spec!r})"
+
+    def run(
+        self, texts: list[str], n: int, seed: int, context: BatchContext | None = None
+    ) -> tuple[list[list[Candidate]], list[str | None]]:
+        """Augment a batch: at most ``n`` candidates per text, and for each text left with
+        none, the reason (nothing generated, or which filter removed the last ones)."""
+        context = context or BatchContext()
+        wanted = math.ceil(n * self.oversample)
+        candidates = self._generator.generate(texts, wanted, seed)
+        reasons: list[str | None] = [None if c else NOTHING_GENERATED for c in candidates]
+        for step in self.filters:
+            before = candidates
+            candidates = _checked_filter_output(step, step.filter_batch(texts, before, context), before)
+            for index, kept in enumerate(candidates):
+                if not kept and reasons[index] is None:
+                    reasons[index] = f"all candidates removed by filter {step.name!r}"
+        return [kept[:n] for kept in candidates], reasons
+
+
+class _Leaf:
+    """One augmenter in a pipeline, with its seed key and label."""
+
+    def __init__(self, augmenter: Augmenter, key: str):
+        self.augmenter = augmenter
+        self.key = key
+        self.label = augmenter.name or type(augmenter).__name__
+        self.spec = format_step(self.label, _changed_params(augmenter))
+
+    def generate(self, texts: list[str], n: int, seed: int) -> list[list[Candidate]]:
+        rngs = [row_rng(seed, self.key, text) for text in texts]
+        output = self.augmenter.augment_batch(list(texts), n, rngs)
+        return [
+            [Candidate(text, self.label) for text in _checked_texts(self.label, texts[i], row, n)]
+            for i, row in enumerate(_checked_rows(self.label, output, len(texts)))
+        ]
+
+
+class _UnionNode:
+    def __init__(self, members: list):
+        self.members = members
+        self.label = "+".join(m.label for m in members)
+        self.spec = "+".join(m.spec for m in members)
+
+    def generate(self, texts: list[str], n: int, seed: int) -> list[list[Candidate]]:
+        per_member = [member.generate(texts, n, seed) for member in self.members]
+        return [_interleave([rows[i] for rows in per_member]) for i in range(len(texts))]
+
+
+class _ChainNode:
+    def __init__(self, steps: list):
+        self.steps = steps
+        self.label = ">".join(s.label for s in steps)
+        self.spec = ">".join(f"({s.spec})" if isinstance(s, _UnionNode) else s.spec for s in steps)
+
+    def generate(self, texts: list[str], n: int, seed: int) -> list[list[Candidate]]:
+        rows = self.steps[0].generate(texts, n, seed)
+        for step in self.steps[1:]:
+            flat = [c.text for row in rows for c in row]
+            rewritten = iter(step.generate(flat, 1, seed))
+            rows = [[out[0] for out in (next(rewritten) for _ in row) if out] for row in rows]
+        return [[Candidate(c.text, self.label, c.scores) for c in row] for row in rows]
+
+
+def _interleave(lists: list[list[Candidate]]) -> list[Candidate]:
+    merged = []
+    for position in range(max((len(items) for items in lists), default=0)):
+        merged.extend(items[position] for items in lists if position < len(items))
+    return merged
+
+
+def _build_generator(obj: Any, seen: Counter):
+    if isinstance(obj, Union):
+        return _UnionNode([_build_generator(m, seen) for m in obj.members])
+    if isinstance(obj, Chain):
+        return _ChainNode([_build_generator(s, seen) for s in obj.steps])
+    if isinstance(obj, str):
+        obj = _registry().create_augmenter(obj)
+    if isinstance(obj, type) and issubclass(obj, Augmenter):
+        obj = obj()
+    if not isinstance(obj, Augmenter):
+        raise UsageError(
+            f"a pipeline generator must be a method name, an Augmenter, a Union or a Chain; got {type(obj).__name__}"
+        )
+    label = obj.name or type(obj).__name__
+    seen[label] += 1
+    key = label if seen[label] == 1 else f"{label}#{seen[label]}"
+    return _Leaf(obj, key)
+
+
+def _resolve_filter(obj: Any) -> Filter:
+    if isinstance(obj, str):
+        return _registry().create_filter(obj)
+    if isinstance(obj, type) and issubclass(obj, Filter):
+        return obj()
+    if not isinstance(obj, Filter):
+        raise UsageError(f"a pipeline filter must be a filter name or a Filter; got {type(obj).__name__}")
+    return obj
+
+
+def _chain_from_spec(chain: list[StepSpec]) -> Augmenter | Chain:
+    steps = [_registry().create_augmenter(step.name, step.args) for step in chain]
+    return steps[0] if len(steps) == 1 else Chain(*steps)
+
+
+def _apply_params(generator: list[list[StepSpec]], filters: list[StepSpec], params: dict[str, Any]) -> None:
+    """Route caller parameters into the parsed steps (see :meth:`Pipeline.from_string`)."""
+    leaves = [step for chain in generator for step in chain]
+    for key, value in params.items():
+        if "." in key:
+            step_name, _, param = key.partition(".")
+            targets = [s for s in leaves + filters if s.name == step_name]
+            if not targets:
+                names = sorted({s.name for s in leaves + filters})
+                raise PipelineSpecError(f"parameter {key!r} names step {step_name!r}, which is not in the pipeline ({', '.join(names)})")
+        elif len(leaves) == 1:
+            targets, param = leaves, key
+        else:
+            raise PipelineSpecError(
+                f"parameter {key!r} is ambiguous in a pipeline of several methods; "
+                f"qualify it ('{leaves[0].name}.{key}') or write it inline ('{leaves[0].name}({key}=...)')"
+            )
+        for step in targets:
+            if param in step.args:
+                raise PipelineSpecError(f"parameter {param!r} of {step.name!r} is given twice")
+            step.args[param] = value
+
+
+def _changed_params(obj: Any) -> dict[str, Any]:
+    """Constructor parameters whose current value differs from the default."""
+    return {
+        p.name: getattr(obj, p.name)
+        for p in obj.parameters()
+        if hasattr(obj, p.name) and getattr(obj, p.name) != p.default
+    }
+
+
+def _checked_rows(label: str, output: Any, expected: int) -> list:
+    if output is None or not isinstance(output, (list, tuple)):
+        raise AugmenterOutputError(
+            f"augmenter {label!r}: augment_batch() returned {type(output).__name__}, expected a list of lists of str"
+        )
+    if len(output) != expected:
+        raise AugmenterOutputError(
+            f"augmenter {label!r}: augment_batch() returned {len(output)} rows for {expected} texts"
+        )
+    return list(output)
+
+
+def _checked_texts(label: str, source: str, row: Any, n: int) -> list[str]:
+    """Validate one text's candidates: a list of str; blank ones dropped, at most ``n``."""
+    if row is None or not isinstance(row, (list, tuple)):
+        raise AugmenterOutputError(
+            f"augmenter {label!r} returned {type(row).__name__} for {source[:60]!r}; "
+            "augment() must return a list of strings (possibly empty), never None"
+        )
+    for text in row:
+        if not isinstance(text, str):
+            raise AugmenterOutputError(
+                f"augmenter {label!r} returned a {type(text).__name__} candidate for {source[:60]!r}; candidates must be str"
+            )
+    return [text for text in row if text.strip()][:n]
+
+
+def _checked_filter_output(step: Filter, output: Any, before: list[list[Candidate]]) -> list[list[Candidate]]:
+    if not isinstance(output, (list, tuple)) or len(output) != len(before):
+        raise AugmenterOutputError(
+            f"filter {step.name!r}: filter_batch() must return one list of candidates per source"
+        )
+    for row in output:
+        if not isinstance(row, (list, tuple)) or not all(isinstance(c, Candidate) for c in row):
+            raise AugmenterOutputError(f"filter {step.name!r} must return lists of Candidate objects")
+    return [list(row) for row in output]
+
+
+def _registry():
+    from augkit.plugins import get_registry
+
+    return get_registry()

@@ -1,0 +1,75 @@
+"""Reading and writing tables for the command line: CSV, TSV, JSONL and Parquet.
+
+CSV and TSV cells are read as the exact strings in the file (no type guessing, no NA
+parsing), so labels such as ``007`` or ``NA`` come back out byte for byte. JSON Lines and
+Parquet keep their own types.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from augkit.errors import InputError
+
+FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
+
+
+def table_format(path: str | Path) -> str:
+    """The format implied by the file name, or an error listing the supported ones."""
+    suffixes = [s.lower() for s in Path(path).suffixes]
+    if suffixes and suffixes[-1] in (".gz", ".bz2", ".xz", ".zst", ".zip") and len(suffixes) > 1:
+        suffixes = suffixes[:-1]  # pandas decompresses data.csv.gz and friends
+    fmt = FORMATS.get(suffixes[-1]) if suffixes else None
+    if fmt is None:
+        raise InputError(f"cannot tell the format of {str(path)!r}; use one of: {', '.join(sorted(FORMATS))}")
+    return fmt
+
+
+def read_table(path: str | Path) -> Any:
+    """Load ``path`` into a DataFrame according to its extension."""
+    import pandas as pd
+
+    fmt = table_format(path)
+    if not Path(path).exists():
+        raise InputError(f"input file {str(path)!r} does not exist")
+    try:
+        if fmt in ("csv", "tsv"):
+            return pd.read_csv(
+                path, sep="," if fmt == "csv" else "\t", dtype=str, keep_default_na=False, na_filter=False
+            )
+        if fmt == "jsonl":
+            return pd.read_json(path, lines=True, dtype=False, convert_dates=False)
+        _require_parquet_engine()
+        return pd.read_parquet(path)
+    except pd.errors.EmptyDataError:
+        raise InputError(f"input file {str(path)!r} is empty (not even a header line)") from None
+    except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read {str(path)!r} as {fmt}: {error}") from None
+
+
+def write_table(frame: Any, path: str | Path) -> None:
+    """Write ``frame`` to ``path`` in the format its extension names (atomically)."""
+    fmt = table_format(path)
+    target = Path(path)
+    temporary = target.with_name(f".{target.name}.augkit-partial")
+    if fmt in ("csv", "tsv"):
+        frame.to_csv(temporary, sep="," if fmt == "csv" else "\t", index=False, compression=_compression(target))
+    elif fmt == "jsonl":
+        frame.to_json(temporary, orient="records", lines=True, force_ascii=False, compression=_compression(target))
+    else:
+        _require_parquet_engine()
+        frame.to_parquet(temporary, index=False)
+    temporary.replace(target)
+
+
+def _compression(target: Path) -> str | None:
+    suffix = target.suffix.lower()
+    return {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd", ".zip": "zip"}.get(suffix)
+
+
+def _require_parquet_engine() -> None:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise InputError("Parquet needs pyarrow: pip install 'augkit[parquet]'") from None
