@@ -1,0 +1,69 @@
+"""The AEDA augmenter (Karimi, Rossi and Prati, Findings of EMNLP 2021): insert random
+punctuation marks between words."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import augkit
+from augkit.text import detokenize, insert_token, tokenize
+
+#: Attempts per requested augmentation before accepting fewer distinct ones (short texts
+#: have few distinct insertions).
+ATTEMPTS_PER_OUTPUT = 3
+
+
+class AEDA(augkit.Augmenter):
+    """An Easier Data Augmentation (Karimi et al. 2021): insert random punctuation marks at random positions.
+
+    For a text of ``l`` words, draws ``q`` uniformly from ``1 .. int(punc_ratio * l + 1)``
+    (never more than ``l``), picks ``q`` distinct words and puts a mark drawn from
+    ``punctuation`` before each, as a separate token, exactly as the paper's code does.
+    Original casing, punctuation and spacing are kept.
+
+    Parameters
+    ----------
+    punc_ratio : float
+        Upper bound of inserted marks as a share of the words (the paper's 0.3).
+    punctuation : str or list of str
+        Marks to draw from; default the paper's ``. , ! ? ; :``. A string is split into
+        characters, so ``".,"`` means ``[".", ","]``.
+    """
+
+    name = "aeda"
+
+    def __init__(self, punc_ratio: float = 0.3, punctuation: Sequence[str] | str = (".", ",", "!", "?", ";", ":")):
+        if isinstance(punc_ratio, bool) or not isinstance(punc_ratio, (int, float)) or not 0 < punc_ratio <= 1:
+            raise ValueError(f"punc_ratio must be a number in (0, 1], got {punc_ratio!r}")
+        marks = list(punctuation) if isinstance(punctuation, str) else list(punctuation)
+        if not marks or not all(isinstance(m, str) and m.strip() for m in marks):
+            raise ValueError("punctuation must be a non-empty list of non-blank strings")
+        self.punc_ratio = punc_ratio
+        self.punctuation = punctuation
+        self._marks = marks
+
+    def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
+        tokenized = tokenize(text)
+        word_count = len(tokenized.word_positions())
+        if word_count == 0:
+            return []
+        seen = {text}
+        found: list[str] = []
+        for _ in range(n * ATTEMPTS_PER_OUTPUT):
+            candidate = self._insert_marks(tokenized, word_count, rng)
+            if candidate not in seen:
+                seen.add(candidate)
+                found.append(candidate)
+                if len(found) == n:
+                    break
+        return found
+
+    def _insert_marks(self, tokenized, word_count: int, rng: random.Random) -> str:
+        result = tokenized.copy()
+        count = min(word_count, rng.randint(1, int(self.punc_ratio * word_count + 1)))
+        chosen = sorted(rng.sample(range(word_count), count), reverse=True)
+        positions = result.word_positions()
+        for word_index in chosen:  # right to left, so earlier positions stay valid
+            insert_token(result, positions[word_index], rng.choice(self._marks), is_word=False)
+        return detokenize(result)
