@@ -1,0 +1,120 @@
+"""The ``augkit`` command end to end, on real shared data files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+
+def run_cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "augkit.cli", *map(str, args)], capture_output=True, text=True, cwd=cwd)
+
+
+@pytest.fixture(scope="module")
+def banking_csv(shared_data):
+    return shared_data / "banking77" / "polyai" / "test.csv"
+
+
+def test_augment_real_csv_end_to_end(banking_csv, tmp_path):
+    out_path = tmp_path / "out.csv"
+    done = run_cli("augment", banking_csv, "-m", "eda", "-n", 2, "--seed", 0, "--label-column", "category", "-o", out_path)
+    assert done.returncode == 0, done.stderr
+    source = pd.read_csv(banking_csv, dtype=str, keep_default_na=False)
+    out = pd.read_csv(out_path, dtype=str, keep_default_na=False)
+    originals = out[out["augkit_method"] == ""]
+    assert originals[["text", "category"]].reset_index(drop=True).equals(source)
+    augmented = out[out["augkit_method"] == "eda"]
+    assert len(augmented) == len(out) - len(source)
+    sources = augmented["augkit_source"].astype(int)
+    assert augmented["category"].tolist() == source["category"].iloc[sources].tolist()
+    assert f"read {len(source)} rows; wrote {len(out)} rows ({len(source)} original + {len(augmented)} augmented)" in done.stderr
+
+
+def test_same_seed_same_file(banking_csv, tmp_path):
+    outputs = []
+    for name in ("a.csv", "b.csv"):
+        done = run_cli("augment", banking_csv, "-m", "eda+aeda", "-n", 2, "--seed", 7, "--batch-size", 13 if name == "a.csv" else 500, "-o", tmp_path / name)
+        assert done.returncode == 0, done.stderr
+        outputs.append((tmp_path / name).read_bytes())
+    assert outputs[0] == outputs[1]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".tsv", ".jsonl", ".parquet", ".csv.gz"])
+def test_formats_round_trip_labels_exactly(shared_data, tmp_path, suffix):
+    folder = shared_data / "banking77" / "jianguoz" / "train_10"
+    texts = (folder / "seq.in").read_text().splitlines()[:20]
+    frame = pd.DataFrame({"text": texts, "label": (folder / "label").read_text().splitlines()[:20], "code": ["007"] * 10 + ["NA"] * 10})
+    frame.loc[3, "text"] = ""
+    source = tmp_path / f"in{suffix}"
+    writers = {".csv": lambda p: frame.to_csv(p, index=False), ".csv.gz": lambda p: frame.to_csv(p, index=False),
+               ".tsv": lambda p: frame.to_csv(p, sep="\t", index=False),
+               ".jsonl": lambda p: frame.to_json(p, orient="records", lines=True), ".parquet": lambda p: frame.to_parquet(p)}
+    writers[suffix](source)
+    target = tmp_path / f"out{suffix}"
+    done = run_cli("augment", source, "-m", "aeda", "-n", 1, "--seed", 0, "-o", target)
+    assert done.returncode == 0, done.stderr
+    readers = {".csv": lambda p: pd.read_csv(p, dtype=str, keep_default_na=False), ".csv.gz": lambda p: pd.read_csv(p, dtype=str, keep_default_na=False),
+               ".tsv": lambda p: pd.read_csv(p, sep="\t", dtype=str, keep_default_na=False),
+               ".jsonl": lambda p: pd.read_json(p, lines=True, dtype=False), ".parquet": pd.read_parquet}
+    out = readers[suffix](target)
+    codes = out["code"].tolist()
+    assert codes.count("007") == 10 + 9 and codes.count("NA") == 10 + 10  # row 3 (empty text) has no copy
+    assert len(out) == 39  # 20 originals + 19 augmentations (the empty text yields none)
+    assert "1 input yielded nothing: 1 empty or whitespace text" in done.stderr
+
+
+def test_typed_parameters_and_info(banking_csv, tmp_path):
+    done = run_cli("augment", banking_csv, "-m", "eda", "-n", 1, "--seed", 0, "-p", "alpha_sr=0", "-p", "alpha_ri=0", "-p", "p_rd=0", "-o", tmp_path / "swap.csv")
+    assert done.returncode == 0, done.stderr
+    out = pd.read_csv(tmp_path / "swap.csv", dtype=str, keep_default_na=False)
+    source = out[out["augkit_method"] == ""].set_index("augkit_source")["text"]
+    for _, row in out[out["augkit_method"] == "eda"].head(50).iterrows():
+        assert sorted(row["text"].split()) != [] and len(row["text"]) == len(source[row["augkit_source"]])
+    info = run_cli("info", "eda")
+    assert info.returncode == 0
+    assert "alpha_sr: float = 0.1" in info.stdout and "Share of words replaced by a WordNet synonym" in info.stdout
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["-m", "edaa"], "did you mean 'eda'"),
+        (["-m", "eda", "-p", "alpha=1"], "unknown parameter 'alpha'"),
+        (["-m", "eda", "-p", "alpha_sr"], "-p expects KEY=VALUE"),
+        (["-m", "eda", "-p", "alpha_sr=lots"], "expects float"),
+        (["-m", "eda", "--text-column", "sentence"], "text column 'sentence' not found; columns are: text, category"),
+    ],
+)
+def test_usage_errors_exit_2_with_a_message(banking_csv, tmp_path, args, message):
+    done = run_cli("augment", banking_csv, *args, "-o", tmp_path / "x.csv")
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_bad_files_exit_2(tmp_path):
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    assert "is empty" in run_cli("augment", empty, "-m", "eda", "-o", tmp_path / "o.csv").stderr
+    header_only = tmp_path / "header.csv"
+    header_only.write_text("text,label\n")
+    done = run_cli("augment", header_only, "-m", "eda", "-o", tmp_path / "o.csv")
+    assert done.returncode == 0 and "read 0 rows" in done.stderr
+    done = run_cli("augment", tmp_path / "missing.csv", "-m", "eda", "-o", tmp_path / "o.csv")
+    assert done.returncode == 2 and "does not exist" in done.stderr
+    done = run_cli("augment", header_only, "-m", "eda", "-o", tmp_path / "o.xlsx")
+    assert done.returncode == 2 and "cannot tell the format" in done.stderr
+    assert run_cli("augment", header_only, "-o", tmp_path / "o.csv").returncode == 2  # argparse: -m missing
+
+
+def test_non_string_cell_in_jsonl_is_named_or_coerced(tmp_path):
+    source = tmp_path / "in.jsonl"
+    source.write_text("\n".join(json.dumps(r) for r in [{"text": "lost my card", "label": 1}, {"text": 17, "label": 2}]) + "\n")
+    done = run_cli("augment", source, "-m", "aeda", "-o", tmp_path / "o.jsonl")
+    assert done.returncode == 2 and "column 'text', row 1: expected text (str), got int 17" in done.stderr
+    done = run_cli("augment", source, "-m", "aeda", "--coerce", "-o", tmp_path / "o.jsonl")
+    assert done.returncode == 0, done.stderr
