@@ -1,0 +1,47 @@
+# Two commands for a brand-new machine (Python 3.11, registries reachable):
+#   make demo   set up and augment the BANKING77 10-shot split, printing before/after
+#   make test   set up and run the whole test suite (what CI runs)
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+NLTK_DATA := $(CURDIR)/.cache/nltk_data
+PACKAGES := -e . -e plugins/augkit-eda -e plugins/augkit-aeda
+PROJECT_FILES := pyproject.toml plugins/augkit-eda/pyproject.toml plugins/augkit-aeda/pyproject.toml
+
+.PHONY: demo test bench setup setup-test wordnet-for-nltk clean
+
+demo: $(VENV)/.runtime
+	$(BIN)/python examples/banking77_demo.py
+
+test: $(VENV)/.test wordnet-for-nltk
+	NLTK_DATA=$(NLTK_DATA) $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(VENV)/.bench wordnet-for-nltk
+	NLTK_DATA=$(NLTK_DATA) $(BIN)/python benchmarks/eda_throughput.py $(BENCH_ARGS)
+
+setup: $(VENV)/.runtime
+setup-test: $(VENV)/.test
+
+$(VENV)/.created:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip "setuptools>=70.1"
+	touch $@
+
+$(VENV)/.runtime: $(VENV)/.created $(PROJECT_FILES)
+	$(BIN)/pip install --quiet $(PACKAGES)
+	touch $@
+
+$(VENV)/.test: $(VENV)/.runtime
+	$(BIN)/pip install --quiet -e ".[test]"
+	touch $@
+
+$(VENV)/.bench: $(VENV)/.runtime
+	$(BIN)/pip install --quiet -e ".[bench]"
+	touch $@
+
+# WordNet as NLTK reads it: only for the lexicon-equivalence tests and the nlpaug benchmark.
+wordnet-for-nltk:
+	scripts/nltk_wordnet.sh $(NLTK_DATA)
+
+clean:
+	rm -rf $(VENV) .cache .pytest_cache .hypothesis
