@@ -7,7 +7,7 @@ Importing augkit is light: pandas, datasets and model libraries load only when u
 """
 
 from augkit._version import __version__
-from augkit.api import augment
+from augkit.api import augment, augment_with_report
 from augkit.augmenter import Augmenter
 from augkit.candidate import Candidate
 from augkit.errors import (
@@ -24,9 +24,11 @@ from augkit.filters import BatchContext, ExactDuplicateFilter, Filter
 from augkit.hookspecs import hookimpl
 from augkit.pipeline import Chain, Pipeline, Union
 from augkit.plugins import get_registry, reset_registry
+from augkit.report import AugmentationReport
 
 __all__ = [
     "AugkitError",
+    "AugmentationReport",
     "Augmenter",
     "AugmenterOutputError",
     "BatchContext",
@@ -44,6 +46,7 @@ __all__ = [
     "UsageError",
     "__version__",
     "augment",
+    "augment_with_report",
     "get_registry",
     "hookimpl",
     "reset_registry",

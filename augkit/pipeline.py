@@ -23,7 +23,7 @@ from augkit.errors import AugmenterOutputError, InvalidParameterError, PipelineS
 from augkit.filters.base import BatchContext, Filter
 from augkit.filters.dedup import ExactDuplicateFilter
 from augkit.pipeline_spec import StepSpec, format_step, parse_pipeline_spec
-from augkit.seeding import row_rng
+from augkit.seeding import RowSeeder
 
 NOTHING_GENERATED = "augmenter returned nothing"
 
@@ -144,12 +144,10 @@ class _Leaf:
         self.spec = format_step(self.label, _changed_params(augmenter))
 
     def generate(self, texts: list[str], n: int, seed: int) -> list[list[Candidate]]:
-        rngs = [row_rng(seed, self.key, text) for text in texts]
-        output = self.augmenter.augment_batch(list(texts), n, rngs)
-        return [
-            [Candidate(text, self.label) for text in _checked_texts(self.label, texts[i], row, n)]
-            for i, row in enumerate(_checked_rows(self.label, output, len(texts)))
-        ]
+        make_rng = RowSeeder(seed, self.key).rng
+        output = self.augmenter.augment_batch(list(texts), n, [make_rng(text) for text in texts])
+        label = self.label
+        return [[Candidate(text, label) for text in row] for row in _checked_output(label, texts, output, n)]
 
 
 class _UnionNode:
@@ -251,31 +249,34 @@ def _changed_params(obj: Any) -> dict[str, Any]:
     }
 
 
-def _checked_rows(label: str, output: Any, expected: int) -> list:
-    if output is None or not isinstance(output, (list, tuple)):
+def _checked_output(label: str, texts: list[str], output: Any, n: int) -> list[list[str]]:
+    """Validate ``augment_batch`` output: one list of str per text, never None. Blank
+    candidates are dropped and at most ``n`` kept per text."""
+    if not isinstance(output, (list, tuple)):
         raise AugmenterOutputError(
             f"augmenter {label!r}: augment_batch() returned {type(output).__name__}, expected a list of lists of str"
         )
-    if len(output) != expected:
-        raise AugmenterOutputError(
-            f"augmenter {label!r}: augment_batch() returned {len(output)} rows for {expected} texts"
-        )
-    return list(output)
-
-
-def _checked_texts(label: str, source: str, row: Any, n: int) -> list[str]:
-    """Validate one text's candidates: a list of str; blank ones dropped, at most ``n``."""
-    if row is None or not isinstance(row, (list, tuple)):
-        raise AugmenterOutputError(
-            f"augmenter {label!r} returned {type(row).__name__} for {source[:60]!r}; "
-            "augment() must return a list of strings (possibly empty), never None"
-        )
-    for text in row:
-        if not isinstance(text, str):
-            raise AugmenterOutputError(
-                f"augmenter {label!r} returned a {type(text).__name__} candidate for {source[:60]!r}; candidates must be str"
-            )
-    return [text for text in row if text.strip()][:n]
+    if len(output) != len(texts):
+        raise AugmenterOutputError(f"augmenter {label!r}: augment_batch() returned {len(output)} rows for {len(texts)} texts")
+    rows = []
+    for source, row in zip(texts, output):
+        if type(row) is not list:
+            if not isinstance(row, (list, tuple)):
+                raise AugmenterOutputError(
+                    f"augmenter {label!r} returned {type(row).__name__} for {source[:60]!r}; "
+                    "augment() must return a list of strings (possibly empty), never None"
+                )
+            row = list(row)
+        if not all(type(text) is str for text in row):
+            for text in row:
+                if not isinstance(text, str):
+                    raise AugmenterOutputError(
+                        f"augmenter {label!r} returned a {type(text).__name__} candidate for {source[:60]!r}; candidates must be str"
+                    )
+        if not all(map(str.strip, row)):
+            row = [text for text in row if text.strip()]
+        rows.append(row[:n] if len(row) > n else row)
+    return rows
 
 
 def _checked_filter_output(step: Filter, output: Any, before: list[list[Candidate]]) -> list[list[Candidate]]:
@@ -283,10 +284,11 @@ def _checked_filter_output(step: Filter, output: Any, before: list[list[Candidat
         raise AugmenterOutputError(
             f"filter {step.name!r}: filter_batch() must return one list of candidates per source"
         )
-    for row in output:
-        if not isinstance(row, (list, tuple)) or not all(isinstance(c, Candidate) for c in row):
+    kinds = {type(row) for row in output}
+    if not kinds <= {list, tuple} or not {type(c) for row in output for c in row} <= {Candidate}:
+        if not all(isinstance(row, (list, tuple)) and all(isinstance(c, Candidate) for c in row) for row in output):
             raise AugmenterOutputError(f"filter {step.name!r} must return lists of Candidate objects")
-    return [list(row) for row in output]
+    return output if kinds == {list} else [list(row) for row in output]
 
 
 def _registry():

@@ -7,11 +7,15 @@ the property nlpaug (#6), AugLy and textaugment lack because they seed global st
 
 from __future__ import annotations
 
+import _random
 import hashlib
 import random
 import secrets
 
 from augkit.errors import InvalidParameterError
+
+_new_random = random.Random.__new__
+_seed_state = _random.Random.seed  # the C seeding under random.Random.seed, minus its Python wrapper
 
 
 def resolve_seed(seed: int | None) -> int:
@@ -23,12 +27,28 @@ def resolve_seed(seed: int | None) -> int:
     return seed
 
 
-def row_rng(base_seed: int, step_key: str, text: str) -> random.Random:
-    """A generator derived from the run's seed, the pipeline step and the row's text.
+class RowSeeder:
+    """Makes the generator of each row for one (seed, step key) pair.
 
-    >>> row_rng(0, "eda", "hello").random() == row_rng(0, "eda", "hello").random()
+    The generator of ``text`` is a Mersenne Twister seeded with the 128-bit BLAKE2b digest
+    of ``"{seed}\\x1f{step_key}\\x1f{text}"``; equal to ``random.Random(that digest)``.
+
+    >>> RowSeeder(0, "eda").rng("hello").random() == RowSeeder(0, "eda").rng("hello").random()
     True
     """
-    material = f"{base_seed}\x1f{step_key}\x1f{text}".encode("utf-8", "surrogatepass")
-    digest = hashlib.blake2b(material, digest_size=16).digest()
-    return random.Random(int.from_bytes(digest, "big"))
+
+    def __init__(self, base_seed: int, step_key: str):
+        self._prefix = hashlib.blake2b(f"{base_seed}\x1f{step_key}\x1f".encode(), digest_size=16)
+
+    def rng(self, text: str) -> random.Random:
+        digest = self._prefix.copy()
+        digest.update(text.encode("utf-8", "surrogatepass"))
+        generator = _new_random(random.Random)
+        _seed_state(generator, int.from_bytes(digest.digest(), "big"))
+        generator.gauss_next = None  # what random.Random.__init__ would set
+        return generator
+
+
+def row_rng(base_seed: int, step_key: str, text: str) -> random.Random:
+    """The generator of one row (see :class:`RowSeeder`)."""
+    return RowSeeder(base_seed, step_key).rng(text)

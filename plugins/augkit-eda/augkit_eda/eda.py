@@ -5,18 +5,31 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from itertools import chain
 
 import augkit
-from augkit.text import TokenizedText, detokenize, tokenize
+from augkit.text import WordSequence, join_words
 
-from augkit_eda.operations import random_deletion, random_insertion, random_swap, synonym_replacement
+from augkit_eda.operations import (
+    PreparedText,
+    prepare_text,
+    random_deletion,
+    random_insertion,
+    random_swap,
+    shuffle_in_place,
+    synonym_replacement,
+)
 from augkit_eda.stopwords import EDA_STOP_WORDS
 from augkit_eda.wordnet import default_lexicon
 
-#: Rounds of generation (each the paper's full set) before giving up on finding ``n``
-#: distinct augmentations; the first round alone is exactly the reference procedure.
-MAX_ROUNDS = 4
+#: After the reference's planned candidates, extra random operations tried per missing
+#: output before returning fewer than ``n`` (short texts have few distinct edits).
+TOP_UP_ATTEMPTS_PER_OUTPUT = 3
+#: Operation plans are cached per word count up to this length (a plan depends only on it).
+MAX_CACHED_PLAN_WORDS = 256
+#: An operation: (prepared text, generator, strength) -> edited words.
+Operation = Callable[[PreparedText, random.Random, float], WordSequence]
 _NOT_LOWER_LETTER = re.compile(r"[^a-z ]")
 _SPACES = re.compile(r" +")
 
@@ -73,40 +86,46 @@ class EDA(augkit.Augmenter):
         self.stop_words = stop_words
         self._stop_words = _stop_word_set(stop_words)
         self._synonym_cache: dict[str, tuple[str, ...]] = {}
+        self._plans: dict[int, list[tuple[Operation, float]]] = {}
 
     def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
         source = normalize_like_reference(text) if self.normalize else text
-        tokenized = tokenize(source)
-        word_count = len(tokenized.word_positions())
-        if word_count == 0 or n <= 0:
+        prepared = prepare_text(source, self._synonym_cache, self._synonyms_of_lowered)
+        if not prepared.lowered or n <= 0:
             return []
-        operations = self._operations(word_count)
-        per_operation = n // 4 + 1
+        word_count = len(prepared.lowered)
+        operations = self._plans.get(word_count) or self._operations(word_count)
+        if word_count <= MAX_CACHED_PLAN_WORDS:
+            self._plans[word_count] = operations
+        # The reference: n // 4 + 1 candidates per operation, shuffled, the first n kept.
+        planned = [operation for operation in operations for _ in range(n // 4 + 1)]
+        shuffle_in_place(planned, rng)
+        # Then, if some were copies (nothing deleted, ...), random operations top them up.
+        top_up = (operations[int(rng.random() * len(operations))] for _ in range(TOP_UP_ATTEMPTS_PER_OUTPUT * n))
         seen = {source}
         found: list[str] = []
-        for _ in range(MAX_ROUNDS):
-            round_outputs = [
-                operation(tokenized, rng) for operation in operations for _ in range(per_operation)
-            ]
-            rng.shuffle(round_outputs)
-            for output in round_outputs:
-                candidate = self._finish(output)
-                if candidate not in seen:
-                    seen.add(candidate)
-                    found.append(candidate)
-            if len(found) >= n:
-                break
-        return found[:n]
+        for operation, strength in chain(planned, top_up):
+            candidate = join_words(operation(prepared, rng, strength))
+            if self.normalize:
+                candidate = normalize_like_reference(candidate)
+            if candidate not in seen:
+                seen.add(candidate)
+                found.append(candidate)
+                if len(found) == n:
+                    break
+        return found
 
     def synonyms(self, word: str) -> tuple[str, ...]:
         """The synonyms EDA may use for ``word``: WordNet lemma names of all its synsets,
         without the word itself; none for stop words and words with digits."""
-        key = word.lower()
-        cached = self._synonym_cache.get(key)
-        if cached is None:
-            cached = self._find_synonyms(key)
-            self._synonym_cache[key] = cached
-        return cached
+        return self._synonyms_of_lowered(word.lower())
+
+    def _synonyms_of_lowered(self, key: str) -> tuple[str, ...]:
+        try:
+            return self._synonym_cache[key]
+        except KeyError:
+            found = self._synonym_cache[key] = self._find_synonyms(key)
+            return found
 
     def _find_synonyms(self, key: str) -> tuple[str, ...]:
         if key in self._stop_words or any(ch.isdigit() for ch in key):
@@ -122,24 +141,20 @@ class EDA(augkit.Augmenter):
                 found[synonym] = None
         return tuple(found)
 
-    def _operations(self, word_count: int):
-        operations = []
-        if self.alpha_sr > 0:
-            count = max(1, int(self.alpha_sr * word_count))
-            operations.append(lambda t, rng: synonym_replacement(t, rng, count, self.synonyms))
-        if self.alpha_ri > 0:
-            count = max(1, int(self.alpha_ri * word_count))
-            operations.append(lambda t, rng: random_insertion(t, rng, count, self.synonyms))
-        if self.alpha_rs > 0:
-            count = max(1, int(self.alpha_rs * word_count))
-            operations.append(lambda t, rng: random_swap(t, rng, count))
+    def _operations(self, word_count: int) -> list[tuple[Operation, float]]:
+        """The enabled operations with their strength for a text of ``word_count`` words:
+        ``max(1, int(alpha * word_count))`` edits, or the deletion probability ``p_rd``."""
+        operations: list[tuple[Operation, float]] = []
+        for operation, alpha in (
+            (synonym_replacement, self.alpha_sr),
+            (random_insertion, self.alpha_ri),
+            (random_swap, self.alpha_rs),
+        ):
+            if alpha > 0:
+                operations.append((operation, max(1, int(alpha * word_count))))
         if self.p_rd > 0:
-            operations.append(lambda t, rng: random_deletion(t, rng, self.p_rd))
+            operations.append((random_deletion, self.p_rd))
         return operations
-
-    def _finish(self, output: TokenizedText) -> str:
-        text = detokenize(output)
-        return normalize_like_reference(text) if self.normalize else text
 
 
 def normalize_like_reference(text: str) -> str:

@@ -1,77 +1,144 @@
-"""EDA's four operations on a tokenized text (Wei and Zou 2019, section 2).
+"""EDA's four operations (Wei and Zou 2019, section 2) on a text split into words and glue.
 
-Each function takes a :class:`~augkit.text.TokenizedText`, a ``random.Random`` and the
-operation's strength, and returns a new TokenizedText; the input is never modified.
-Punctuation, emoji and spacing are separate tokens and stay where they are: the operations
-move, replace or remove word tokens only.
+Each function takes a :class:`PreparedText`, a ``random.Random`` and the operation's
+strength, and returns a new :class:`~augkit.text.WordSequence`; its input is left alone.
+Only words move, change or disappear; punctuation, emoji and spacing live in the glue and
+stay in place. Random indices come from ``int(rng.random() * size)``: one C call instead of
+``randrange``'s Python-level rejection loop (EDA runs these millions of times).
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
-from augkit.text import TokenizedText, delete_tokens, insert_token, match_case
-
-#: Maps a word to its synonyms; empty for stop words and words WordNet does not know.
-SynonymLookup = Callable[[str], tuple[str, ...]]
+from augkit.text import WordSequence, delete_words, insert_word, match_case, split_words
 
 
-def synonym_replacement(text: TokenizedText, rng: random.Random, count: int, synonyms: SynonymLookup) -> TokenizedText:
-    """Replace ``count`` distinct words (that have synonyms) by a random synonym each; every
-    occurrence of a chosen word changes, keeping each occurrence's casing."""
-    result = text.copy()
-    forms: dict[str, None] = {}
-    for position in result.word_positions():
-        form = result.tokens[position].text.lower()
-        if form not in forms and synonyms(form):
-            forms[form] = None
-    chosen = list(forms)
-    rng.shuffle(chosen)
-    for form in chosen[:count]:
-        replacement = rng.choice(synonyms(form))
-        for token in result.tokens:
-            if token.is_word and token.text.lower() == form:
-                token.text = match_case(token.text, replacement)
-    return result
+@dataclass(slots=True)
+class PreparedText:
+    """A text's words with their lower-case forms and synonyms, computed once per text and
+    shared by every candidate generated from it."""
+
+    sequence: WordSequence
+    lowered: list[str]
+    synonyms: list[tuple[str, ...]]
+    #: Distinct lower-case words that have synonyms, in order of first appearance.
+    replaceable: list[str] = field(init=False)
+    synonyms_of: dict[str, tuple[str, ...]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.synonyms_of = {low: syns for low, syns in zip(self.lowered, self.synonyms) if syns}
+        self.replaceable = list(self.synonyms_of)
 
 
-def random_insertion(text: TokenizedText, rng: random.Random, count: int, synonyms: SynonymLookup) -> TokenizedText:
-    """``count`` times, insert a random synonym of a random word (that has synonyms) before
-    a random word of the text."""
-    result = text.copy()
-    sources = [result.tokens[p].text for p in result.word_positions() if synonyms(result.tokens[p].text)]
+def prepare_text(
+    text: str, known: dict[str, tuple[str, ...]], look_up: Callable[[str], tuple[str, ...]]
+) -> PreparedText:
+    """Split ``text`` and find each word's synonyms (by its lower-case form) in ``known``,
+    calling ``look_up`` for words not there yet (it is expected to add them)."""
+    sequence = split_words(text)
+    lowered = [word.lower() for word in sequence.words]
+    synonyms = [known[low] if low in known else look_up(low) for low in lowered]
+    return PreparedText(sequence, lowered, synonyms)
+
+
+def _index(rng: random.Random, size: int) -> int:
+    return int(rng.random() * size)
+
+
+def shuffle_in_place(items: list, rng: random.Random) -> None:
+    """Fisher-Yates shuffle drawing from ``rng.random()`` (``random.shuffle`` calls the
+    slower Python-level ``_randbelow`` once per item)."""
+    for last in range(len(items) - 1, 0, -1):
+        other = _index(rng, last + 1)
+        items[last], items[other] = items[other], items[last]
+
+
+def pick_distinct(items: list, rng: random.Random, count: int) -> list:
+    """``count`` distinct items in random order (a partial Fisher-Yates shuffle of a copy)."""
+    pool = list(items)
+    size = len(pool)
+    for first in range(min(count, size)):
+        other = first + _index(rng, size - first)
+        pool[first], pool[other] = pool[other], pool[first]
+    return pool[:count]
+
+
+def synonym_replacement(text: PreparedText, rng: random.Random, count: int) -> WordSequence:
+    """Replace ``count`` distinct words (among those with synonyms) by a random synonym
+    each; every occurrence of a chosen word changes, keeping each occurrence's casing."""
+    if not text.replaceable:
+        return text.sequence.copy()
+    chosen = {}
+    for form in pick_distinct(text.replaceable, rng, count):
+        options = text.synonyms_of[form]
+        chosen[form] = options[_index(rng, len(options))]
+    words = [
+        match_case(word, chosen[low]) if low in chosen else word
+        for word, low in zip(text.sequence.words, text.lowered)
+    ]
+    return WordSequence(words, list(text.sequence.glue))
+
+
+def random_insertion(text: PreparedText, rng: random.Random, count: int) -> WordSequence:
+    """``count`` times, insert a random synonym of a random word (among those with
+    synonyms) before a random word of the text."""
+    result = text.sequence.copy()
+    sources = [syns for syns in text.synonyms if syns]  # by occurrence, as the reference draws
     if not sources:
         return result
     for _ in range(count):
-        synonym = rng.choice(synonyms(rng.choice(sources)))
-        positions = result.word_positions()
-        insert_token(result, positions[rng.randrange(len(positions))], synonym, is_word=True)
+        options = sources[_index(rng, len(sources))]
+        insert_word(result, _index(rng, len(result.words)), options[_index(rng, len(options))])
     return result
 
 
-def random_swap(text: TokenizedText, rng: random.Random, count: int) -> TokenizedText:
-    """``count`` times, swap two random words (punctuation stays in place)."""
-    result = text.copy()
-    positions = result.word_positions()
-    if len(positions) < 2:
-        return result
-    tokens = result.tokens
-    for _ in range(count):
-        first, second = rng.sample(positions, 2)
-        tokens[first].text, tokens[second].text = tokens[second].text, tokens[first].text
-    return result
+def random_swap(text: PreparedText, rng: random.Random, count: int) -> WordSequence:
+    """``count`` times, swap two distinct random words."""
+    sequence = text.sequence
+    words = list(sequence.words)
+    size = len(words)
+    if size >= 2:
+        for _ in range(count):
+            first = _index(rng, size)
+            second = _index(rng, size - 1)
+            second += second >= first
+            words[first], words[second] = words[second], words[first]
+    return WordSequence(words, list(sequence.glue))
 
 
-def random_deletion(text: TokenizedText, rng: random.Random, probability: float) -> TokenizedText:
-    """Delete each word with ``probability``; a one-word text is left alone and at least one
-    word always survives."""
-    result = text.copy()
-    positions = result.word_positions()
-    if len(positions) < 2:
-        return result
-    doomed = {p for p in positions if rng.random() < probability}
-    if len(doomed) == len(positions):
-        doomed.discard(rng.choice(positions))
-    delete_tokens(result, doomed)
-    return result
+def random_deletion(text: PreparedText, rng: random.Random, probability: float) -> WordSequence:
+    """Delete each word with ``probability``; a one-word text is left alone and at least
+    one word always survives."""
+    sequence = text.sequence
+    size = len(sequence.words)
+    if size < 2:
+        return sequence.copy()
+    doomed = bernoulli_positions(rng, size, probability)
+    if len(doomed) == size:
+        doomed.pop(_index(rng, size))
+    return delete_words(sequence, doomed)
+
+
+def bernoulli_positions(rng: random.Random, size: int, probability: float) -> list[int]:
+    """The positions among ``range(size)`` that independent ``probability`` coin flips hit.
+
+    Draws the geometric gaps between hits instead of flipping every coin: the same
+    distribution, about ``size * probability + 1`` draws instead of ``size``.
+    """
+    if probability >= 1:
+        return list(range(size))
+    log_miss = math.log1p(-probability) if probability > 0 else 0.0
+    if log_miss == 0.0:  # probability 0, or too small to ever hit
+        return []
+    hits = []
+    position = -1
+    while True:
+        gap = math.log(1.0 - rng.random()) / log_miss  # misses before the next hit
+        if position + 1 + gap >= size:
+            return hits
+        position += 1 + int(gap)
+        hits.append(position)

@@ -99,17 +99,25 @@ def test_invalid_parameters(kwargs, message):
         EDA(**kwargs)
 
 
-def test_reference_number_of_candidates_per_operation():
+def test_operations_follow_the_reference_plan():
+    """n // 4 + 1 planned candidates per operation, in shuffled order, first n distinct kept."""
     calls = []
 
     class Counting(EDA):
         def _operations(self, word_count):
-            operations = super()._operations(word_count)
-            return [lambda t, rng, op=op: calls.append(1) or op(t, rng) for op in operations]
+            return [
+                (lambda text, rng, strength, op=op: calls.append(op.__name__) or op(text, rng, strength), strength)
+                for op, strength in super()._operations(word_count)
+            ]
 
-    Counting().augment("please tell me why my card payment was declined", 9, random.Random(0))
-    assert len(calls) >= 4 * (9 // 4 + 1)  # the first round is the reference's n // 4 + 1 per operation
-    assert len(calls) % (4 * (9 // 4 + 1)) == 0
+    text = "please tell me why my card payment was declined at the shop near my office today"
+    for seed in range(10):
+        calls.clear()
+        out = Counting().augment(text, 9, random.Random(seed))
+        assert len(out) == 9 and len(calls) >= 9
+        first_pass = calls[: 4 * (9 // 4 + 1)]
+        assert max(first_pass.count(name) for name in set(first_pass)) <= 9 // 4 + 1
+        assert len(set(calls[:9])) >= 3  # the plan is shuffled across operations
 
 
 def test_full_banking77_split_through_the_public_api(banking77_10shot):

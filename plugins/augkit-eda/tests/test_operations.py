@@ -8,9 +8,17 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from augkit.text import TokenizedText, detokenize, tokenize
+from augkit.text import WordSequence, join_words, split_words
 from augkit_eda.eda import EDA
-from augkit_eda.operations import random_deletion, random_insertion, random_swap, synonym_replacement
+from augkit_eda.operations import (
+    PreparedText,
+    bernoulli_positions,
+    prepare_text,
+    random_deletion,
+    random_insertion,
+    random_swap,
+    synonym_replacement,
+)
 from augkit_eda.stopwords import EDA_STOP_WORDS
 
 VOCABULARY = ["I", "lost", "my", "card", "Why", "is", "the", "top-up", "pending", "can't", "exchange",
@@ -20,68 +28,78 @@ SENTENCES = st.lists(st.sampled_from(VOCABULARY + SYMBOLS), min_size=0, max_size
 EDA_DEFAULT = EDA()
 
 
-def words(tokenized: TokenizedText) -> list[str]:
-    return [t.text for t in tokenized.tokens if t.is_word]
+def prepare(text: str) -> PreparedText:
+    return prepare_text(text, {}, EDA_DEFAULT.synonyms)
 
 
-def symbols(tokenized: TokenizedText) -> list[str]:
-    return [t.text for t in tokenized.tokens if not t.is_word]
+def symbols(sequence: WordSequence) -> str:
+    return "".join(ch for part in sequence.glue for ch in part if not ch.isspace())
 
 
 @given(SENTENCES, st.integers(0, 2**32), st.integers(1, 5))
-def test_swap_keeps_the_multiset_of_words_and_the_symbols_in_place(text, seed, count):
-    before = tokenize(text)
-    after = random_swap(before, random.Random(seed), count)
-    assert Counter(words(after)) == Counter(words(before))
-    assert [(t.text, i) for i, t in enumerate(after.tokens) if not t.is_word] == [
-        (t.text, i) for i, t in enumerate(before.tokens) if not t.is_word
-    ]
-    assert detokenize(before) == text  # the input is not modified
+def test_swap_keeps_the_multiset_of_words_and_the_glue(text, seed, count):
+    before = split_words(text)
+    after = random_swap(prepare(text), random.Random(seed), count)
+    assert Counter(after.words) == Counter(before.words)
+    assert after.glue == before.glue
+    assert join_words(before) == text  # the input is not modified
 
 
 @given(SENTENCES, st.integers(0, 2**32), st.floats(0, 1))
 def test_deletion_never_empties_and_removes_only_words(text, seed, probability):
-    before = tokenize(text)
-    after = random_deletion(before, random.Random(seed), probability)
-    kept, original = words(after), words(before)
-    if original:
-        assert kept  # at least one word survives
-    iterator = iter(original)
-    assert all(word in iterator for word in kept)  # a subsequence, in order
+    before = split_words(text)
+    after = random_deletion(prepare(text), random.Random(seed), probability)
+    if before.words:
+        assert after.words  # at least one word survives
+    iterator = iter(before.words)
+    assert all(word in iterator for word in after.words)  # a subsequence, in order
     assert symbols(after) == symbols(before)
-    if len(original) == 1:
-        assert kept == original
+    if len(before.words) == 1:
+        assert after.words == before.words
 
 
 @given(SENTENCES, st.integers(0, 2**32), st.integers(1, 4))
 def test_synonym_replacement_changes_only_content_words_into_their_synonyms(text, seed, count):
-    before = tokenize(text)
-    after = synonym_replacement(before, random.Random(seed), count, EDA_DEFAULT.synonyms)
-    assert len(after.tokens) == len(before.tokens)
+    prepared = prepare(text)
+    after = synonym_replacement(prepared, random.Random(seed), count)
+    before = prepared.sequence
+    assert after.glue == before.glue and len(after.words) == len(before.words)
     replaced: dict[str, set[str]] = {}
-    for old, new in zip(before.tokens, after.tokens):
-        if old.text != new.text:
-            assert old.is_word and old.text.lower() not in EDA_STOP_WORDS
-            assert not any(ch.isdigit() for ch in old.text)
-            assert new.text.lower() in {s.lower() for s in EDA_DEFAULT.synonyms(old.text)}
-            replaced.setdefault(old.text.lower(), set()).add(new.text.lower())
+    for old, new in zip(before.words, after.words):
+        if old != new:
+            assert old.lower() not in EDA_STOP_WORDS
+            assert not any(ch.isdigit() for ch in old)
+            assert new.lower() in {s.lower() for s in EDA_DEFAULT.synonyms(old)}
+            replaced.setdefault(old.lower(), set()).add(new.lower())
     assert all(len(v) == 1 for v in replaced.values())  # every occurrence gets the same synonym
     assert len(replaced) <= count
 
 
 @given(SENTENCES, st.integers(0, 2**32), st.integers(1, 4))
 def test_insertion_adds_count_synonyms_of_words_in_the_text(text, seed, count):
-    before = tokenize(text)
-    after = random_insertion(before, random.Random(seed), count, EDA_DEFAULT.synonyms)
-    eligible = [w for w in words(before) if EDA_DEFAULT.synonyms(w)]
-    added = Counter(words(after)) - Counter(words(before))
+    prepared = prepare(text)
+    after = random_insertion(prepared, random.Random(seed), count)
+    before = prepared.sequence
+    eligible = [w for w in before.words if EDA_DEFAULT.synonyms(w)]
     if not eligible:
-        assert detokenize(after) == text
+        assert join_words(after) == text
         return
+    added = Counter(after.words) - Counter(before.words)
     assert sum(added.values()) == count
-    allowed = {s for w in eligible for s in EDA_DEFAULT.synonyms(w)}
-    assert set(added) <= allowed
+    assert set(added) <= {s for w in eligible for s in EDA_DEFAULT.synonyms(w)}
     assert symbols(after) == symbols(before)
+
+
+@given(st.integers(0, 2**32), st.integers(0, 40), st.floats(0, 1))
+def test_bernoulli_positions_are_sorted_distinct_and_in_range(seed, size, probability):
+    hits = bernoulli_positions(random.Random(seed), size, probability)
+    assert hits == sorted(set(hits)) and all(0 <= h < size for h in hits)
+
+
+def test_bernoulli_positions_hit_each_position_with_the_probability():
+    rng = random.Random(0)
+    counts = Counter(h for _ in range(20000) for h in bernoulli_positions(rng, 10, 0.1))
+    assert all(abs(counts[i] / 20000 - 0.1) < 0.01 for i in range(10))
 
 
 @settings(max_examples=50)
