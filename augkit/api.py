@@ -13,6 +13,7 @@ from augkit.errors import InputError, UsageError
 from augkit.pipeline import Chain, Pipeline, Union
 from augkit.report import AugmentationReport
 from augkit.seeding import resolve_seed
+from augkit.workers import check_workers
 
 logger = logging.getLogger("augkit")
 DEFAULT_TEXT_COLUMN = "text"
@@ -31,6 +32,7 @@ def augment(
     progress: bool | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
     coerce: bool = False,
+    workers: int = 1,
     **params: Any,
 ) -> Any:
     """Augment texts, a pandas DataFrame or a Hugging Face dataset.
@@ -61,6 +63,8 @@ def augment(
         Texts per call to the augmenter's ``augment_batch`` (output does not depend on it).
     coerce : bool
         Turn non-string texts into ``str(value)`` instead of failing.
+    workers : int
+        Worker processes (1: this process). Output does not depend on it.
     **params
         Constructor parameters of the method, e.g. ``alpha_sr=0.2`` for EDA.
 
@@ -74,7 +78,8 @@ def augment(
     """
     result, report = augment_with_report(
         data, method, n, seed, text_column=text_column, label_column=label_column,
-        keep_original=keep_original, progress=progress, batch_size=batch_size, coerce=coerce, **params,
+        keep_original=keep_original, progress=progress, batch_size=batch_size, coerce=coerce,
+        workers=workers, **params,
     )
     if _is_dataframe(result):
         result.attrs[REPORT_ATTR] = report.as_dict()
@@ -93,6 +98,7 @@ def augment_with_report(
     progress: bool | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
     coerce: bool = False,
+    workers: int = 1,
     **params: Any,
 ) -> tuple[Any, AugmentationReport]:
     """:func:`augment`, also returning the run's :class:`~augkit.report.AugmentationReport`."""
@@ -103,6 +109,7 @@ def augment_with_report(
         "coerce": bool(coerce),
         "batch_size": check_batch_size(batch_size),
         "progress": progress,
+        "workers": check_workers(workers),
     }
     table_options = {
         "text_column": DEFAULT_TEXT_COLUMN if text_column is None else text_column,

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import random
-from typing import Any, ClassVar
+from collections.abc import Iterable
+from typing import ClassVar
 
-from augkit.params import Parameter, describe_parameters
+from augkit.configurable import Configurable
 
 
-class Augmenter:
+class Augmenter(Configurable):
     """Base class of augmentation methods.
 
     A subclass sets ``name``, takes its whole configuration as constructor keyword
@@ -44,34 +45,21 @@ class Augmenter:
         :meth:`augment` call per text."""
         return [self.augment(text, n, rng) for text, rng in zip(texts, rngs, strict=True)]
 
-    @classmethod
-    def parameters(cls) -> tuple[Parameter, ...]:
-        """The constructor's parameters, with defaults, types and docstring descriptions."""
-        return describe_parameters(cls)
 
-    @classmethod
-    def description(cls) -> str:
-        """The first line of the class docstring."""
-        return first_docstring_line(cls)
+def first_distinct(source: str, candidates: Iterable[str], n: int) -> list[str]:
+    """The first ``n`` candidates that differ from ``source`` and from each other.
 
-    def get_params(self) -> dict[str, Any]:
-        """The current configuration, read back from the attributes named like the
-        constructor's parameters."""
-        return {p.name: getattr(self, p.name, p.default) for p in self.parameters()}
-
-    def __repr__(self) -> str:
-        changed = {
-            p.name: getattr(self, p.name, p.default)
-            for p in self.parameters()
-            if getattr(self, p.name, p.default) != p.default
-        }
-        args = ", ".join(f"{key}={value!r}" for key, value in changed.items())
-        return f"{type(self).__name__}({args})"
-
-
-def first_docstring_line(obj: Any) -> str:
-    """The first non-empty line of ``obj``'s docstring, or an empty string."""
-    for line in (obj.__doc__ or "").strip().splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
+    ``candidates`` may be a lazy generator: it is consumed only until ``n`` are found, so an
+    augmenter can offer more attempts than it will usually need.
+    """
+    seen = {source}
+    found: list[str] = []
+    if n <= 0:
+        return found
+    for candidate in candidates:
+        if candidate not in seen:
+            seen.add(candidate)
+            found.append(candidate)
+            if len(found) == n:
+                break
+    return found

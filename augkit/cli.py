@@ -81,6 +81,7 @@ def _build_parser() -> argparse.ArgumentParser:
     augment.add_argument("--coerce", action="store_true", help="turn non-string texts into strings instead of failing")
     augment.add_argument("--drop-original", action="store_true", help="write only the augmented rows")
     augment.add_argument("--batch-size", type=int, default=64, help="texts per augmenter call (output does not depend on it)")
+    augment.add_argument("--workers", type=int, default=1, help="worker processes (output does not depend on it)")
     progress = augment.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show a progress bar")
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
@@ -152,6 +153,7 @@ def _augment(args: argparse.Namespace) -> int:
         progress=args.progress,
         batch_size=args.batch_size,
         coerce=args.coerce,
+        workers=args.workers,
         **params,
     )
     write_table(augmented, output)

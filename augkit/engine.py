@@ -14,10 +14,10 @@ from typing import Any
 
 from augkit.candidate import Candidate
 from augkit.errors import InvalidParameterError
-from augkit.filters.base import BatchContext
 from augkit.inputs import prepare_texts
 from augkit.pipeline import Pipeline
 from augkit.report import AugmentationReport
+from augkit.workers import run_batches
 
 DEFAULT_BATCH_SIZE = 64
 
@@ -53,8 +53,10 @@ def run_pipeline(
     labels: Sequence[Any] | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool | None = None,
+    workers: int = 1,
 ) -> EngineResult:
-    """Augment every usable text among ``values`` with ``pipeline``."""
+    """Augment every usable text among ``values`` with ``pipeline``, in batches of
+    ``batch_size``, in this process or in ``workers`` worker processes."""
     texts, skips = prepare_texts(values, describe_row=describe_row, coerce=coerce)
     report = AugmentationReport(rows_read=len(values))
     candidates: list[list[Candidate]] = [[] for _ in values]
@@ -65,10 +67,12 @@ def run_pipeline(
     with _progress_bar(len(values), progress, pipeline.name) as bar:
         bar.update(len(values) - len(todo))
         if n > 0:
-            for start in range(0, len(todo), batch_size):
-                batch = todo[start : start + batch_size]
-                context = BatchContext(labels=[labels[i] for i in batch] if labels is not None else None)
-                batch_candidates, reasons = pipeline.run([texts[i] for i in batch], n, seed, context)
+            positions = [todo[start : start + batch_size] for start in range(0, len(todo), batch_size)]
+            batches = (
+                ([texts[i] for i in batch], [labels[i] for i in batch] if labels is not None else None)
+                for batch in positions
+            )
+            for batch, (batch_candidates, reasons) in zip(positions, run_batches(pipeline, batches, n, seed, workers)):
                 for index, row, reason in zip(batch, batch_candidates, reasons):
                     candidates[index] = row
                     if not row:

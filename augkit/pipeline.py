@@ -110,7 +110,7 @@ class Pipeline:
     @property
     def spec(self) -> str:
         """The pipeline's string form, with non-default parameters inline."""
-        filters = "".join(f"|{format_step(f.name, _changed_params(f))}" for f in self.filters)
+        filters = "".join(f"|{format_step(f.name, f.changed_params())}" for f in self.filters)
         return self._generator.spec + filters
 
     def __repr__(self) -> str:
@@ -141,7 +141,7 @@ class _Leaf:
         self.augmenter = augmenter
         self.key = key
         self.label = augmenter.name or type(augmenter).__name__
-        self.spec = format_step(self.label, _changed_params(augmenter))
+        self.spec = format_step(self.label, augmenter.changed_params())
 
     def generate(self, texts: list[str], n: int, seed: int) -> list[list[Candidate]]:
         make_rng = RowSeeder(seed, self.key).rng
@@ -238,15 +238,6 @@ def _apply_params(generator: list[list[StepSpec]], filters: list[StepSpec], para
             if param in step.args:
                 raise PipelineSpecError(f"parameter {param!r} of {step.name!r} is given twice")
             step.args[param] = value
-
-
-def _changed_params(obj: Any) -> dict[str, Any]:
-    """Constructor parameters whose current value differs from the default."""
-    return {
-        p.name: getattr(obj, p.name)
-        for p in obj.parameters()
-        if hasattr(obj, p.name) and getattr(obj, p.name) != p.default
-    }
 
 
 def _checked_output(label: str, texts: list[str], output: Any, n: int) -> list[list[str]]:

@@ -16,7 +16,7 @@ from augkit.params import describe_parameters, instantiate, unknown_name_message
 #: could never be passed, so such a plugin class is refused at registration.
 RESERVED_PARAMETERS = frozenset(
     {"data", "method", "n", "seed", "text_column", "label_column", "keep_original",
-     "progress", "batch_size", "coerce"}
+     "progress", "batch_size", "coerce", "workers"}
 )
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 

@@ -123,3 +123,8 @@ def test_no_row_or_label_is_lost_on_random_tables(banking77_10shot):
         assert originals["label"].tolist() == frame["label"].tolist()
         augmented = out[out[METHOD_COLUMN].notna()]
         assert augmented["label"].tolist() == frame.loc[augmented[SOURCE_COLUMN].tolist(), "label"].tolist()
+
+
+def test_contract_errors_in_worker_processes_reach_the_caller(banking77_sentences):
+    with pytest.raises(augkit.AugmenterOutputError, match="never None"):
+        augkit.augment(banking77_sentences[:40], ReturnsNone(), n=2, seed=0, batch_size=5, workers=2)

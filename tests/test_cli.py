@@ -118,3 +118,17 @@ def test_non_string_cell_in_jsonl_is_named_or_coerced(tmp_path):
     assert done.returncode == 2 and "column 'text', row 1: expected text (str), got int 17" in done.stderr
     done = run_cli("augment", source, "-m", "aeda", "--coerce", "-o", tmp_path / "o.jsonl")
     assert done.returncode == 0, done.stderr
+
+
+def test_info_on_a_filter_and_on_an_unknown_name():
+    done = run_cli("info", "dedup")
+    assert done.returncode == 0 and "ignore_case: bool = False" in done.stdout
+    done = run_cli("info", "edq")
+    assert done.returncode == 2 and "unknown method 'edq'; did you mean 'eda'" in done.stderr
+
+
+def test_workers_option_gives_the_same_file(banking_csv, tmp_path):
+    for workers in (1, 2):
+        done = run_cli("augment", banking_csv, "-m", "eda", "-n", 2, "--seed", 3, "--workers", workers, "-o", tmp_path / f"w{workers}.csv")
+        assert done.returncode == 0, done.stderr
+    assert (tmp_path / "w1.csv").read_bytes() == (tmp_path / "w2.csv").read_bytes()

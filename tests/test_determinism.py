@@ -42,3 +42,17 @@ def test_no_global_random_state_is_used_or_changed(banking77_sentences):
     assert random.random() == before
     random.seed(999)
     assert augkit.augment(banking77_sentences[:10], "eda", n=2, seed=0) == first
+
+
+@pytest.mark.parametrize("method", ["eda", "eda+aeda"])
+def test_worker_processes_do_not_change_output(banking77_10shot, method):
+    frame = banking77_10shot.head(300)
+    single = augkit.augment(frame, method, n=3, seed=4, batch_size=16)
+    pooled = augkit.augment(frame, method, n=3, seed=4, batch_size=16, workers=2)
+    assert pooled.equals(single)
+    assert pooled.attrs["augkit_report"] == single.attrs["augkit_report"]
+
+
+def test_workers_must_be_a_positive_int(banking77_sentences):
+    with pytest.raises(augkit.InvalidParameterError, match="workers must be a positive int"):
+        augkit.augment(banking77_sentences[:3], "eda", workers=0)

@@ -14,6 +14,7 @@ from typing import Any
 from augkit.adapters.frame import check_columns
 from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
 from augkit.engine import DEFAULT_BATCH_SIZE, run_pipeline
+from augkit.errors import InvalidParameterError
 from augkit.pipeline import Pipeline
 from augkit.report import AugmentationReport
 
@@ -27,10 +28,17 @@ def augment_dataset(
     keep_original: bool,
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool | None = None,
+    workers: int = 1,
     **options: Any,
 ) -> tuple[Any, AugmentationReport]:
     """Augment ``dataset``; ``progress=False`` hides the progress bar of ``map``."""
     import datasets
+
+    if workers != 1:
+        raise InvalidParameterError(
+            "workers > 1 is not supported for a datasets.Dataset yet (its parallelism is "
+            "Dataset.map's num_proc); augment a DataFrame or a list with workers, or use workers=1"
+        )
 
     check_columns(list(dataset.column_names), text_column, label_column)
     report = AugmentationReport()

@@ -6,9 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from augkit.augmenter import first_docstring_line
 from augkit.candidate import Candidate
-from augkit.params import Parameter, describe_parameters
+from augkit.configurable import Configurable
 
 
 @dataclass(frozen=True)
@@ -19,7 +18,7 @@ class BatchContext:
     labels: Sequence[Any] | None = None
 
 
-class Filter:
+class Filter(Configurable):
     """Base class of candidate filters and rankers.
 
     A subclass sets ``name``, takes its configuration as constructor keyword arguments and
@@ -43,15 +42,3 @@ class Filter:
     ) -> list[list[Candidate]]:
         """Filter the candidates of many sources; defaults to :meth:`filter` per source."""
         return [self.filter(source, cands) for source, cands in zip(sources, candidates, strict=True)]
-
-    @classmethod
-    def parameters(cls) -> tuple[Parameter, ...]:
-        return describe_parameters(cls)
-
-    @classmethod
-    def description(cls) -> str:
-        return first_docstring_line(cls)
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{p.name}={getattr(self, p.name, p.default)!r}" for p in self.parameters())
-        return f"{type(self).__name__}({args})"

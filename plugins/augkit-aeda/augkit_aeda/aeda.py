@@ -7,6 +7,7 @@ import random
 from collections.abc import Sequence
 
 import augkit
+from augkit.augmenter import first_distinct
 from augkit.text import WordSequence, insert_before_word, join_words, split_words
 
 #: Attempts per requested augmentation before accepting fewer distinct ones (short texts
@@ -47,16 +48,8 @@ class AEDA(augkit.Augmenter):
         sequence = split_words(text)
         if not sequence.words:
             return []
-        seen = {text}
-        found: list[str] = []
-        for _ in range(n * ATTEMPTS_PER_OUTPUT):
-            candidate = self._insert_marks(sequence, rng)
-            if candidate not in seen:
-                seen.add(candidate)
-                found.append(candidate)
-                if len(found) == n:
-                    break
-        return found
+        attempts = (self._insert_marks(sequence, rng) for _ in range(n * ATTEMPTS_PER_OUTPUT))
+        return first_distinct(text, attempts, n)
 
     def _insert_marks(self, sequence: WordSequence, rng: random.Random) -> str:
         word_count = len(sequence.words)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from itertools import chain
 
 import augkit
+from augkit.augmenter import first_distinct
 from augkit.text import WordSequence, join_words
 
 from augkit_eda.operations import (
@@ -102,18 +103,11 @@ class EDA(augkit.Augmenter):
         shuffle_in_place(planned, rng)
         # Then, if some were copies (nothing deleted, ...), random operations top them up.
         top_up = (operations[int(rng.random() * len(operations))] for _ in range(TOP_UP_ATTEMPTS_PER_OUTPUT * n))
-        seen = {source}
-        found: list[str] = []
-        for operation, strength in chain(planned, top_up):
-            candidate = join_words(operation(prepared, rng, strength))
-            if self.normalize:
-                candidate = normalize_like_reference(candidate)
-            if candidate not in seen:
-                seen.add(candidate)
-                found.append(candidate)
-                if len(found) == n:
-                    break
-        return found
+        finish = normalize_like_reference if self.normalize else _unchanged
+        outputs = (
+            finish(join_words(operation(prepared, rng, strength))) for operation, strength in chain(planned, top_up)
+        )
+        return first_distinct(source, outputs, n)
 
     def synonyms(self, word: str) -> tuple[str, ...]:
         """The synonyms EDA may use for ``word``: WordNet lemma names of all its synsets,
@@ -166,6 +160,10 @@ def normalize_like_reference(text: str) -> str:
     """
     text = text.replace("’", "").replace("'", "").lower()
     return _SPACES.sub(" ", _NOT_LOWER_LETTER.sub(" ", text)).strip()
+
+
+def _unchanged(text: str) -> str:
+    return text
 
 
 def _stop_word_set(stop_words: Iterable[str] | str | None) -> frozenset[str]:

@@ -1,0 +1,59 @@
+"""Run pipeline batches in this process or in a pool of worker processes.
+
+Output does not depend on the number of workers: every row's randomness comes from its own
+seeded generator (see :mod:`augkit.seeding`), and batches come back in input order.
+
+Workers are forked on Linux (fast to start, and they inherit augmenters defined in a
+notebook); elsewhere they are spawned, which requires the pipeline to be picklable and its
+augmenter classes importable.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from augkit.candidate import Candidate
+from augkit.errors import InvalidParameterError
+from augkit.filters.base import BatchContext
+from augkit.pipeline import Pipeline
+
+#: (texts, labels or None) of one batch.
+Batch = tuple[list[str], "Sequence[Any] | None"]
+#: One batch's result: candidates per text, and why a text got none.
+BatchResult = tuple[list[list[Candidate]], list["str | None"]]
+
+_worker_pipeline: Pipeline | None = None
+
+
+def check_workers(workers: Any) -> int:
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidParameterError(f"workers must be a positive int, got {workers!r}")
+    return workers
+
+
+def run_batches(pipeline: Pipeline, batches: Iterable[Batch], n: int, seed: int, workers: int = 1) -> Iterator[BatchResult]:
+    """Results of ``pipeline.run`` for each batch, in order."""
+    if workers == 1:
+        for texts, labels in batches:
+            yield pipeline.run(texts, n, seed, BatchContext(labels=labels))
+        return
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_set_worker_pipeline, initargs=(pipeline,)) as pool:
+        tasks = ((texts, labels, n, seed) for texts, labels in batches)
+        for rows, reasons in pool.map(_run_in_worker, tasks, chunksize=16):
+            yield [[Candidate(*fields) for fields in row] for row in rows], reasons
+
+
+def _set_worker_pipeline(pipeline: Pipeline) -> None:
+    global _worker_pipeline
+    _worker_pipeline = pipeline
+
+
+def _run_in_worker(task: tuple) -> tuple[list[list[tuple]], list[str | None]]:
+    texts, labels, n, seed = task
+    rows, reasons = _worker_pipeline.run(texts, n, seed, BatchContext(labels=labels))
+    # Plain tuples pickle faster than Candidate objects on the way back.
+    return [[(c.text, c.method, c.scores) for c in row] for row in rows], reasons
