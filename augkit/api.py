@@ -8,12 +8,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from augkit.augmenter import Augmenter
-from augkit.engine import DEFAULT_BATCH_SIZE, check_batch_size, check_n
+from augkit.engine import DEFAULT_BATCH_SIZE
 from augkit.errors import InputError, UsageError
 from augkit.pipeline import Chain, Pipeline, Union
 from augkit.report import AugmentationReport
+from augkit.params import check_int
 from augkit.seeding import resolve_seed
-from augkit.workers import check_workers
 
 logger = logging.getLogger("augkit")
 DEFAULT_TEXT_COLUMN = "text"
@@ -104,12 +104,12 @@ def augment_with_report(
     """:func:`augment`, also returning the run's :class:`~augkit.report.AugmentationReport`."""
     pipeline = build_pipeline(method, params)
     options = {
-        "n": check_n(n),
+        "n": check_int("n", n, 0),
         "seed": resolve_seed(seed),
         "coerce": bool(coerce),
-        "batch_size": check_batch_size(batch_size),
+        "batch_size": check_int("batch_size", batch_size, 1),
         "progress": progress,
-        "workers": check_workers(workers),
+        "workers": check_int("workers", workers, 1),
     }
     table_options = {
         "text_column": DEFAULT_TEXT_COLUMN if text_column is None else text_column,

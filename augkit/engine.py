@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from augkit.candidate import Candidate
-from augkit.errors import InvalidParameterError
 from augkit.inputs import prepare_texts
 from augkit.pipeline import Pipeline
 from augkit.report import AugmentationReport
@@ -28,18 +27,6 @@ class EngineResult:
 
     candidates: list[list[Candidate]]
     report: AugmentationReport
-
-
-def check_n(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise InvalidParameterError(f"n must be a non-negative int, got {n!r}")
-    return n
-
-
-def check_batch_size(batch_size: Any) -> int:
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise InvalidParameterError(f"batch_size must be a positive int, got {batch_size!r}")
-    return batch_size
 
 
 def run_pipeline(

@@ -113,6 +113,14 @@ def unknown_name_message(
     return f"{message} {listing or 'valid ' + kind + 's'}: {listed}"
 
 
+def check_int(name: str, value: Any, minimum: int) -> int:
+    """``value`` itself if it is an int (not a bool) of at least ``minimum``; else a clear error."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        kind = "non-negative" if minimum == 0 else "positive" if minimum == 1 else f">= {minimum}"
+        raise InvalidParameterError(f"{name} must be a {kind} int, got {value!r}")
+    return value
+
+
 def parse_cli_value(parameter: Parameter | None, raw: str) -> Any:
     """Convert ``raw`` (from ``-p key=value``) to the parameter's declared type.
 

@@ -48,7 +48,3 @@ class RowSeeder:
         generator.gauss_next = None  # what random.Random.__init__ would set
         return generator
 
-
-def row_rng(base_seed: int, step_key: str, text: str) -> random.Random:
-    """The generator of one row (see :class:`RowSeeder`)."""
-    return RowSeeder(base_seed, step_key).rng(text)

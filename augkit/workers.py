@@ -16,7 +16,6 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from augkit.candidate import Candidate
-from augkit.errors import InvalidParameterError
 from augkit.filters.base import BatchContext
 from augkit.pipeline import Pipeline
 
@@ -26,12 +25,6 @@ Batch = tuple[list[str], "Sequence[Any] | None"]
 BatchResult = tuple[list[list[Candidate]], list["str | None"]]
 
 _worker_pipeline: Pipeline | None = None
-
-
-def check_workers(workers: Any) -> int:
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InvalidParameterError(f"workers must be a positive int, got {workers!r}")
-    return workers
 
 
 def run_batches(pipeline: Pipeline, batches: Iterable[Batch], n: int, seed: int, workers: int = 1) -> Iterator[BatchResult]:
