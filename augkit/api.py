@@ -10,9 +10,9 @@ from typing import Any
 from augkit.augmenter import Augmenter
 from augkit.engine import DEFAULT_BATCH_SIZE
 from augkit.errors import InputError, UsageError
+from augkit.params import check_int
 from augkit.pipeline import Chain, Pipeline, Union
 from augkit.report import AugmentationReport
-from augkit.params import check_int
 from augkit.seeding import resolve_seed
 
 logger = logging.getLogger("augkit")

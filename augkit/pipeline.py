@@ -275,11 +275,11 @@ def _checked_filter_output(step: Filter, output: Any, before: list[list[Candidat
         raise AugmenterOutputError(
             f"filter {step.name!r}: filter_batch() must return one list of candidates per source"
         )
-    kinds = {type(row) for row in output}
-    if not kinds <= {list, tuple} or not {type(c) for row in output for c in row} <= {Candidate}:
-        if not all(isinstance(row, (list, tuple)) and all(isinstance(c, Candidate) for c in row) for row in output):
-            raise AugmenterOutputError(f"filter {step.name!r} must return lists of Candidate objects")
-    return output if kinds == {list} else [list(row) for row in output]
+    if not all(isinstance(row, (list, tuple)) for row in output) or not all(
+        isinstance(candidate, Candidate) for row in output for candidate in row
+    ):
+        raise AugmenterOutputError(f"filter {step.name!r} must return lists of Candidate objects")
+    return [row if type(row) is list else list(row) for row in output]
 
 
 def _registry():

@@ -17,8 +17,8 @@ from augkit_eda.operations import (
     prepare_text,
     random_deletion,
     random_insertion,
+    pick_distinct,
     random_swap,
-    shuffle_in_place,
     synonym_replacement,
 )
 from augkit_eda.stopwords import EDA_STOP_WORDS
@@ -100,7 +100,7 @@ class EDA(augkit.Augmenter):
             self._plans[word_count] = operations
         # The reference: n // 4 + 1 candidates per operation, shuffled, the first n kept.
         planned = [operation for operation in operations for _ in range(n // 4 + 1)]
-        shuffle_in_place(planned, rng)
+        planned = pick_distinct(planned, rng, len(planned))
         # Then, if some were copies (nothing deleted, ...), random operations top them up.
         top_up = (operations[int(rng.random() * len(operations))] for _ in range(TOP_UP_ATTEMPTS_PER_OUTPUT * n))
         finish = normalize_like_reference if self.normalize else _unchanged

@@ -49,16 +49,10 @@ def _index(rng: random.Random, size: int) -> int:
     return int(rng.random() * size)
 
 
-def shuffle_in_place(items: list, rng: random.Random) -> None:
-    """Fisher-Yates shuffle drawing from ``rng.random()`` (``random.shuffle`` calls the
-    slower Python-level ``_randbelow`` once per item)."""
-    for last in range(len(items) - 1, 0, -1):
-        other = _index(rng, last + 1)
-        items[last], items[other] = items[other], items[last]
-
-
 def pick_distinct(items: list, rng: random.Random, count: int) -> list:
-    """``count`` distinct items in random order (a partial Fisher-Yates shuffle of a copy)."""
+    """``count`` distinct items in random order (a partial Fisher-Yates shuffle of a copy;
+    ``count=len(items)`` shuffles). Draws from ``rng.random()``: ``random.shuffle`` and
+    ``random.sample`` call the slower Python-level ``_randbelow`` per item."""
     pool = list(items)
     size = len(pool)
     for first in range(min(count, size)):
