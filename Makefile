@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 NLTK_DATA := $(CURDIR)/.cache/nltk_data
 PACKAGES := -e . -e plugins/augkit-eda -e plugins/augkit-aeda
-PROJECT_FILES := pyproject.toml plugins/augkit-eda/pyproject.toml plugins/augkit-aeda/pyproject.toml
+PROJECT_FILES := .ci/constraints.txt pyproject.toml plugins/augkit-eda/pyproject.toml plugins/augkit-aeda/pyproject.toml
 
 .PHONY: demo test bench setup setup-test wordnet-for-nltk clean
 
@@ -28,15 +28,15 @@ $(VENV)/.created:
 	touch $@
 
 $(VENV)/.runtime: $(VENV)/.created $(PROJECT_FILES)
-	$(BIN)/pip install --quiet $(PACKAGES)
+	$(BIN)/pip install --quiet -c .ci/constraints.txt $(PACKAGES)
 	touch $@
 
 $(VENV)/.test: $(VENV)/.runtime
-	$(BIN)/pip install --quiet -e ".[test]"
+	$(BIN)/pip install --quiet -c .ci/constraints.txt -e ".[test]"
 	touch $@
 
 $(VENV)/.bench: $(VENV)/.runtime
-	$(BIN)/pip install --quiet -e ".[bench]"
+	$(BIN)/pip install --quiet -c .ci/constraints.txt -e ".[bench]"
 	touch $@
 
 # WordNet as NLTK reads it: only for the lexicon-equivalence tests and the nlpaug benchmark.

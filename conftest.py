@@ -61,3 +61,79 @@ def installed_test_plugins(tmp_path_factory) -> Path:
     yield target
     sys.path.remove(str(target))
     augkit.reset_registry()
+
+
+@pytest.fixture(scope="session")
+def tiny_causal_lm(shared_data, tmp_path_factory) -> Path:
+    """A directory holding a randomly initialised 2-layer GPT-2 (32-dim, 64 positions) and a
+    byte-level BPE tokenizer trained on BANKING77's training texts, saved with
+    ``save_pretrained`` (safetensors) as a user's own model directory would be."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    tokenizers = pytest.importorskip("tokenizers")
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    texts = read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
+    byte_level = tokenizers.pre_tokenizers.ByteLevel
+    tokenizer = tokenizers.Tokenizer(tokenizers.models.BPE())
+    tokenizer.pre_tokenizer = byte_level(add_prefix_space=False)
+    tokenizer.decoder = tokenizers.decoders.ByteLevel()
+    trainer = tokenizers.trainers.BpeTrainer(
+        vocab_size=400, special_tokens=["<|endoftext|>"], initial_alphabet=byte_level.alphabet()
+    )
+    tokenizer.train_from_iterator(texts, trainer)
+    wrapped = PreTrainedTokenizerFast(tokenizer_object=tokenizer, bos_token="<|endoftext|>", eos_token="<|endoftext|>")
+    end = tokenizer.token_to_id("<|endoftext|>")
+    config = GPT2Config(
+        vocab_size=tokenizer.get_vocab_size(), n_positions=64, n_layer=2, n_head=2, n_embd=32,
+        bos_token_id=end, eos_token_id=end,
+    )
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        model = GPT2LMHeadModel(config)
+    folder = tmp_path_factory.mktemp("tiny-gpt2")
+    model.save_pretrained(folder, safe_serialization=True)
+    wrapped.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_encoder_dir(tmp_path_factory, shared_data) -> str:
+    """A tiny random sentence-transformers model (2-layer BERT, WordPiece vocabulary trained
+    on BANKING77 texts, mean pooling, normalisation) saved as safetensors; tests the
+    mechanics of embedding filters without a real model."""
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer import modules as models
+    from tokenizers import Tokenizer, decoders, normalizers, pre_tokenizers, trainers
+    from tokenizers.models import WordPiece
+    from tokenizers.processors import TemplateProcessing
+    from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
+
+    root = tmp_path_factory.mktemp("tiny-encoder")
+    texts = read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
+    tokenizer = Tokenizer(WordPiece(unk_token="[UNK]"))
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tokenizer.decoder = decoders.WordPiece()
+    special = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    tokenizer.train_from_iterator(texts, trainers.WordPieceTrainer(vocab_size=800, special_tokens=special))
+    cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+    tokenizer.post_processor = TemplateProcessing(single="[CLS] $A [SEP]", special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer, pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]",
+        sep_token="[SEP]", mask_token="[MASK]", model_max_length=32,
+    )
+    import torch
+
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=fast.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=64,
+    )
+    backbone = root / "backbone"
+    BertModel(config).save_pretrained(backbone, safe_serialization=True)
+    fast.save_pretrained(backbone)
+    transformer = models.Transformer(str(backbone), max_seq_length=32)
+    model = SentenceTransformer(modules=[transformer, models.Pooling(32, "mean"), models.Normalize()], device="cpu")
+    model.save(str(root / "encoder"))
+    return str(root / "encoder")

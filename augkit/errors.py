@@ -38,3 +38,12 @@ class InputError(UsageError, ValueError):
 
 class AugmenterOutputError(AugkitError, TypeError):
     """A plugin's augmenter or filter returned something outside its contract."""
+
+
+class MissingDependencyError(UsageError, ImportError):
+    """An optional dependency (an extra such as ``augkit[quality]``) is not installed."""
+
+
+class ModelNotAvailableError(UsageError, OSError):
+    """A model that is neither a local directory nor available offline in the cache; the
+    message names the model and the ways to provide it."""

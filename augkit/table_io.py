@@ -39,7 +39,9 @@ def read_table(path: str | Path) -> Any:
                 path, sep="," if fmt == "csv" else "\t", dtype=str, keep_default_na=False, na_filter=False
             )
         if fmt == "jsonl":
-            return pd.read_json(path, lines=True, dtype=False, convert_dates=False)
+            # pandas 3 converts nothing once dtype=False; pandas 2 also needs convert_dates.
+            dates = {} if int(pd.__version__.split(".")[0]) >= 3 else {"convert_dates": False}
+            return pd.read_json(path, lines=True, dtype=False, **dates)
         _require_parquet_engine()
         return pd.read_parquet(path)
     except pd.errors.EmptyDataError:

@@ -1,13 +1,22 @@
-"""``import augkit`` stays light: no pandas, numpy, torch or transformers at import."""
+"""``import augkit`` and ``import augkit.metrics`` stay light: no pandas, numpy, torch,
+transformers or metric back-ends at import."""
 
 import subprocess
 import sys
 
+import pytest
 
-def test_import_augkit_loads_no_heavy_dependency():
+HEAVY = (
+    "torch", "transformers", "pandas", "numpy", "datasets", "nltk",
+    "sacrebleu", "rouge_score", "rapidfuzz", "sentence_transformers",
+)
+
+
+@pytest.mark.parametrize("module", ["augkit", "augkit.metrics", "augkit.evaluation", "augkit.cli"])
+def test_import_loads_no_heavy_dependency(module):
     code = (
-        "import sys, augkit; "
-        "heavy = [m for m in ('torch', 'transformers', 'pandas', 'numpy', 'datasets', 'nltk') if m in sys.modules]; "
+        f"import sys, {module}; "
+        f"heavy = [m for m in {HEAVY!r} if m in sys.modules]; "
         "print(','.join(heavy))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -16,6 +25,8 @@ def test_import_augkit_loads_no_heavy_dependency():
 
 def test_public_api_is_explicit():
     import augkit
+    import augkit.metrics
 
-    for name in augkit.__all__:
-        assert hasattr(augkit, name), name
+    for package in (augkit, augkit.metrics):
+        for name in package.__all__:
+            assert hasattr(package, name), f"{package.__name__}.{name}"

@@ -1,0 +1,167 @@
+"""Perplexity of texts under a causal language model, batched, plus the geometric mean
+and standard deviation to summarise it.
+
+torch and transformers are imported on first use. A model is loaded once per (model,
+device) in a process.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from augkit.errors import (
+    InvalidParameterError,
+    MissingDependencyError,
+    ModelNotAvailableError,
+)
+from augkit.metrics._inputs import text_list
+from augkit.model_availability import model_not_available_message
+
+if TYPE_CHECKING:
+    import numpy as np
+
+#: The model Chevasson et al. (2022) score fluency with.
+DEFAULT_PERPLEXITY_MODEL = "distilgpt2"
+
+
+def perplexity(
+    texts: Sequence[str],
+    model: str = DEFAULT_PERPLEXITY_MODEL,
+    *,
+    batch_size: int = 16,
+    device: str = "cpu",
+    add_start_token: bool = True,
+) -> np.ndarray:
+    """Perplexity of each text under a causal language model: a float64 numpy array, one
+    value per text, in input order.
+
+    PPL(x) = exp(-(1/T) * sum_{t=1..T} log p(x_t | x_<t)), the exponential of the mean
+    negative log-likelihood of the text's T tokens. With ``add_start_token`` (default) the
+    tokenizer's BOS token (or EOS, GPT-2's <|endoftext|>) is put first so that the first
+    word is scored too; otherwise the first token is only context. A text with no token to
+    score (empty, or one token without a start token) gets NaN. Texts longer than the
+    model's context are cut to it.
+
+    ``model`` is a Hugging Face model id (from the local cache when offline) or a local
+    directory saved with ``save_pretrained``. It is loaded with
+    ``AutoModelForCausalLM.from_pretrained(model, use_safetensors=True,
+    trust_remote_code=False)``: safetensors weights only, never code from the model
+    repository. Texts are sorted by length and batched (``batch_size`` per forward pass),
+    right-padded, with an attention mask and the padding left out of the loss, so the
+    values do not depend on the batch size (up to float rounding).
+
+    Aggregating: perplexities are skewed; Chevasson et al., 2022 (dist-2's paper) report
+    the geometric mean and standard deviation (the mean and std of log PPL, exponentiated):
+    :func:`geometric_mean` and :func:`geometric_std`.
+
+    Raises :class:`~augkit.errors.ModelNotAvailableError` when the model is neither a local
+    directory nor in the Hugging Face cache (and cannot be downloaded), and
+    :class:`~augkit.errors.MissingDependencyError` without torch or transformers.
+    """
+    import numpy as np
+
+    items = text_list(texts, "texts")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise InvalidParameterError(f"batch_size must be an integer >= 1, got {batch_size!r}")
+    out = np.full(len(items), np.nan, dtype=np.float64)
+    if not items:
+        return out
+    tokenizer, lm = load_causal_lm(model, device)
+    encoded = _encode(items, tokenizer, lm, add_start_token)
+    order = sorted(range(len(items)), key=lambda i: len(encoded[i]))
+    for start in range(0, len(order), batch_size):
+        batch = [i for i in order[start : start + batch_size] if len(encoded[i]) >= 2]
+        if batch:
+            out[batch] = np.exp(_mean_nll([encoded[i] for i in batch], lm, device))
+    return out
+
+
+def geometric_mean(values: Iterable[float]) -> float:
+    """exp(mean(log v)) over the finite values (NaN, from texts with nothing to score, are
+    left out): the average of perplexities that Chevasson et al., 2022 report."""
+    logs = _finite_logs(values)
+    return math.exp(sum(logs) / len(logs))
+
+
+def geometric_std(values: Iterable[float]) -> float:
+    """exp(std(log v)) (population std) over the finite values: a multiplicative spread,
+    1.0 when all values are equal."""
+    logs = _finite_logs(values)
+    mean = sum(logs) / len(logs)
+    return math.exp(math.sqrt(sum((x - mean) ** 2 for x in logs) / len(logs)))
+
+
+def _finite_logs(values: Iterable[float]) -> list[float]:
+    logs = []
+    for value in values:
+        value = float(value)
+        if math.isnan(value):
+            continue
+        if value <= 0 or math.isinf(value):
+            raise InvalidParameterError(f"geometric mean needs positive finite values, got {value!r}")
+        logs.append(math.log(value))
+    if not logs:
+        raise InvalidParameterError("geometric mean of no values (all empty or NaN)")
+    return logs
+
+
+def _encode(texts: list[str], tokenizer: Any, lm: Any, add_start_token: bool) -> list[list[int]]:
+    start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+    prefix = [start] if add_start_token and start is not None else []
+    limit = _context_length(lm, tokenizer)
+    ids = tokenizer(texts, add_special_tokens=False)["input_ids"]
+    return [(prefix + list(row))[:limit] for row in ids]
+
+
+def _mean_nll(rows: list[list[int]], lm: Any, device: str):
+    """Mean negative log-likelihood of tokens 2..T of each row (numpy array)."""
+    import torch
+
+    width = max(len(row) for row in rows)
+    input_ids = torch.zeros((len(rows), width), dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for r, row in enumerate(rows):
+        input_ids[r, : len(row)] = torch.tensor(row, dtype=torch.long)
+        mask[r, : len(row)] = 1
+    with torch.inference_mode():
+        logits = lm(input_ids=input_ids.to(device), attention_mask=mask.to(device)).logits.float()
+        targets = input_ids[:, 1:].to(device)
+        scored = mask[:, 1:].to(device).float()
+        nll = torch.nn.functional.cross_entropy(
+            logits[:, :-1].reshape(-1, logits.shape[-1]), targets.reshape(-1), reduction="none"
+        ).view(len(rows), width - 1)
+        mean = (nll * scored).sum(dim=1) / scored.sum(dim=1)
+    return mean.double().cpu().numpy()
+
+
+def _context_length(lm: Any, tokenizer: Any) -> int:
+    config = lm.config
+    for name in ("max_position_embeddings", "n_positions", "n_ctx"):
+        value = getattr(config, name, None)
+        if isinstance(value, int) and value > 1:
+            return value
+    limit = getattr(tokenizer, "model_max_length", None)
+    return limit if isinstance(limit, int) and 1 < limit < 1_000_000 else 1024
+
+
+@lru_cache(maxsize=4)
+def load_causal_lm(model: str, device: str = "cpu") -> tuple[Any, Any]:
+    """``(tokenizer, model)`` for a causal LM id or directory, in eval mode on ``device``;
+    loaded once per (model, device) in this process."""
+    if not isinstance(model, str) or not model.strip():
+        raise InvalidParameterError(f"model must be a model id or a directory, got {model!r}")
+    try:
+        import torch  # noqa: F401
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+    except ImportError as error:
+        raise MissingDependencyError("perplexity needs torch and transformers: pip install torch transformers") from error
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(model, trust_remote_code=False)
+        lm = AutoModelForCausalLM.from_pretrained(model, use_safetensors=True, trust_remote_code=False)
+    except (OSError, ValueError) as error:
+        raise ModelNotAvailableError(model_not_available_message(model, "causal language", error)) from error
+    return tokenizer, lm.to(device).eval()
+
