@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-from augkit.filters.dedup import ExactDuplicateFilter
+from augkit.filters import (
+    EditRatioFilter,
+    ExactDuplicateFilter,
+    LabelIntegrityFilter,
+    LengthFilter,
+    SemanticFilter,
+    TopKFilter,
+)
 from augkit.hookspecs import hookimpl
 
 
 @hookimpl
 def register_filters(register):
-    register(ExactDuplicateFilter)
+    for filter_class in (ExactDuplicateFilter, SemanticFilter, LabelIntegrityFilter, EditRatioFilter, LengthFilter, TopKFilter):
+        register(filter_class)

@@ -54,6 +54,7 @@ def run_pipeline(
     with _progress_bar(len(values), progress, pipeline.name) as bar:
         bar.update(len(values) - len(todo))
         if n > 0:
+            pipeline.prepare([texts[i] for i in todo], [labels[i] for i in todo] if labels is not None else None)
             positions = [todo[start : start + batch_size] for start in range(0, len(todo), batch_size)]
             batches = (
                 ([texts[i] for i in batch], [labels[i] for i in batch] if labels is not None else None)

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from augkit.augmenter import Augmenter
 from augkit.candidate import Candidate
 from augkit.errors import AugmenterOutputError, InvalidParameterError, PipelineSpecError, UsageError
-from augkit.filters.base import BatchContext, Filter
+from augkit.filters.base import BatchContext, DatasetContext, Filter
 from augkit.filters.dedup import ExactDuplicateFilter
 from augkit.pipeline_spec import StepSpec, format_step, parse_pipeline_spec
 from augkit.seeding import RowSeeder
@@ -115,6 +115,16 @@ class Pipeline:
 
     def __repr__(self) -> str:
         return f"Pipeline({self.spec!r})"
+
+    def prepare(self, texts: Sequence[str], labels: Sequence[Any] | None = None) -> None:
+        """Show every filter all the originals of a run once, before its batches (filters
+        such as ``label_integrity`` embed them here). :func:`augkit.augment` calls this;
+        call it yourself before :meth:`run` when driving a pipeline by hand."""
+        if labels is not None and len(labels) != len(texts):
+            raise UsageError(f"prepare: {len(texts)} texts but {len(labels)} labels")
+        dataset = DatasetContext(texts=list(texts), labels=None if labels is None else list(labels))
+        for step in self.filters:
+            step.prepare(dataset)
 
     def run(
         self, texts: list[str], n: int, seed: int, context: BatchContext | None = None

@@ -11,6 +11,8 @@ augmenter classes importable.
 from __future__ import annotations
 
 import multiprocessing
+import os
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -34,15 +36,24 @@ def run_batches(pipeline: Pipeline, batches: Iterable[Batch], n: int, seed: int,
             yield pipeline.run(texts, n, seed, BatchContext(labels=labels))
         return
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_set_worker_pipeline, initargs=(pipeline,)) as pool:
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    with ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_set_worker_pipeline, initargs=(pipeline, threads)
+    ) as pool:
         tasks = ((texts, labels, n, seed) for texts, labels in batches)
         for rows, reasons in pool.map(_run_in_worker, tasks, chunksize=16):
             yield [[Candidate(*fields) for fields in row] for row in rows], reasons
 
 
-def _set_worker_pipeline(pipeline: Pipeline) -> None:
+def _set_worker_pipeline(pipeline: Pipeline, threads: int) -> None:
+    """Worker start: keep the pipeline, and share the cores among workers. Model-backed
+    filters compute with torch, whose thread pool would otherwise claim every core in every
+    worker, and oversubscribed cores make it many times slower."""
     global _worker_pipeline
     _worker_pipeline = pipeline
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(threads)
 
 
 def _run_in_worker(task: tuple) -> tuple[list[list[tuple]], list[str | None]]:

@@ -12,7 +12,7 @@ HEAVY = (
 )
 
 
-@pytest.mark.parametrize("module", ["augkit", "augkit.metrics", "augkit.evaluation", "augkit.cli"])
+@pytest.mark.parametrize("module", ["augkit", "augkit.metrics", "augkit.evaluation", "augkit.cli", "augkit.filters", "augkit.encoders"])
 def test_import_loads_no_heavy_dependency(module):
     code = (
         f"import sys, {module}; "

@@ -1,6 +1,24 @@
-"""Pipeline steps that score candidates against their source and keep or drop them."""
+"""Pipeline steps that score candidates against their source and keep or drop them.
 
-from augkit.filters.base import BatchContext, Filter
+Importing this package is light: the embedding filters load their encoder on first use.
+"""
+
+from augkit.filters.base import BatchContext, DatasetContext, Filter
 from augkit.filters.dedup import ExactDuplicateFilter
+from augkit.filters.edit_ratio import EditRatioFilter
+from augkit.filters.label_integrity import LabelIntegrityFilter
+from augkit.filters.length import LengthFilter
+from augkit.filters.semantic import SemanticFilter
+from augkit.filters.top_k import TopKFilter
 
-__all__ = ["BatchContext", "ExactDuplicateFilter", "Filter"]
+__all__ = [
+    "BatchContext",
+    "DatasetContext",
+    "EditRatioFilter",
+    "ExactDuplicateFilter",
+    "Filter",
+    "LabelIntegrityFilter",
+    "LengthFilter",
+    "SemanticFilter",
+    "TopKFilter",
+]

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from augkit.candidate import Candidate
 from augkit.configurable import Configurable
+from augkit.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -15,6 +16,15 @@ class BatchContext:
     """What a filter may know beyond the texts: labels of the batch's sources (when the
     caller named a label column), aligned with the sources."""
 
+    labels: Sequence[Any] | None = None
+
+
+@dataclass(frozen=True)
+class DatasetContext:
+    """Every original text of the run (missing and blank ones left out) with its label
+    (when the caller named a label column), given to :meth:`Filter.prepare` once per run."""
+
+    texts: Sequence[str]
     labels: Sequence[Any] | None = None
 
 
@@ -30,6 +40,11 @@ class Filter(Configurable):
 
     name: ClassVar[str] = ""
 
+    def prepare(self, dataset: DatasetContext) -> None:
+        """Called once per run, before any batch, with all the run's originals: the place to
+        embed or index them once (``label_integrity`` compares candidates with all of them).
+        Runs in the calling process, so worker processes inherit what it computes."""
+
     def filter(self, source: str, candidates: list[Candidate]) -> list[Candidate]:
         """Return the candidates of ``source`` to keep."""
         raise NotImplementedError(f"{type(self).__name__} must implement filter()")
@@ -41,4 +56,22 @@ class Filter(Configurable):
         context: BatchContext,
     ) -> list[list[Candidate]]:
         """Filter the candidates of many sources; defaults to :meth:`filter` per source."""
+        check_sources(self.name, sources, candidates)
         return [self.filter(source, cands) for source, cands in zip(sources, candidates, strict=True)]
+
+
+def check_sources(step: str, sources: Any, candidates: Sequence[Sequence[Candidate]]) -> None:
+    """Fail clearly when a filter is handed candidates without their source texts."""
+    if sources is None or isinstance(sources, str) or not isinstance(sources, Sequence):
+        raise InputError(
+            f"filter {step!r} scores candidates against their source texts: pass the list of "
+            f"sources, one per list of candidates (got {type(sources).__name__})"
+        )
+    if len(sources) != len(candidates):
+        raise InputError(
+            f"filter {step!r} got {len(sources)} source texts for {len(candidates)} lists of candidates; "
+            "each list of candidates needs its source"
+        )
+    for position, source in enumerate(sources):
+        if not isinstance(source, str):
+            raise InputError(f"filter {step!r}: the source of candidate list {position} is {type(source).__name__}, not a text")

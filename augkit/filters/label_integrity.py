@@ -1,0 +1,126 @@
+"""Keep candidates that still look like their own class (or their own source) among all
+the originals of the dataset: the second selection step of the FAQ-paraphrasing thesis."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from augkit.candidate import Candidate
+from augkit.errors import InputError, UsageError
+from augkit.filters.base import BatchContext, DatasetContext, Filter, check_sources
+from augkit.filters.embedding import cosine_matrix, encoder_for, pairwise_cosine
+
+#: Candidate rows times originals compared at once (bounds memory to about 64 MB).
+_SIMILARITY_CELLS_PER_CHUNK = 16_000_000
+_MARGIN_LIMIT = 2.0
+
+
+class LabelIntegrityFilter(Filter):
+    """Keeps a candidate when its nearest original text carries its source's label.
+
+    Every candidate is compared (cosine of sentence embeddings) with all the originals of
+    the run, embedded once per run. With ``strict=True`` the nearest original must be the
+    source itself (an original with the very same text counts as the source): used as a
+    query against the dataset, the paraphrase must retrieve its own question, as in the
+    FAQ thesis. Without ``strict``, any original of the same label will do; this needs the
+    label column (``label_column=`` / ``--label-column``).
+
+    Adds the score ``label_integrity``: the similarity to the best original the candidate
+    may match (same label, or the source) minus the similarity to the best one it must not
+    match, clipped to [-2, 2]. A candidate is kept when this margin is at least
+    ``min_margin`` (0: ties go to the candidate's own side).
+
+    Parameters
+    ----------
+    strict : bool
+        The nearest original must be the source itself, not just share its label.
+    min_margin : float
+        Lowest margin kept; raise it above 0 to keep only clear-cut candidates.
+    model : str, optional
+        Sentence-transformers model id or directory; None is all-MiniLM-L6-v2.
+    device : str
+        Where to run the encoder: ``cpu``, ``cuda`` or ``auto``.
+    """
+
+    name = "label_integrity"
+
+    def __init__(self, strict: bool = False, min_margin: float = 0.0, model: str | None = None, device: str = "cpu"):
+        self.strict = bool(strict)
+        self.min_margin = float(min_margin)
+        self.model = model
+        self.device = device
+        self._originals = None
+
+    def prepare(self, dataset: DatasetContext) -> None:
+        import numpy as np
+
+        if not self.strict and dataset.labels is None:
+            raise InputError(_NO_LABELS)
+        texts = list(dataset.texts)
+        self._originals = encoder_for(self).encode(texts)
+        self._original_texts = np.array(texts, dtype=object)
+        if dataset.labels is not None:
+            self._codes = {}
+            self._original_codes = np.array([self._label_code(label) for label in dataset.labels], dtype=np.int64)
+
+    def filter(self, source: str, candidates: list[Candidate]) -> list[Candidate]:
+        return self.filter_batch([source], [candidates], BatchContext())[0]
+
+    def filter_batch(self, sources, candidates, context):
+        check_sources(self.name, sources, candidates)
+        if self._originals is None:
+            raise UsageError(
+                "filter 'label_integrity' compares candidates with all the originals of the run, "
+                "which it has not seen: run it through augkit.augment() (or the CLI), or call "
+                "Pipeline.prepare(texts, labels) first"
+            )
+        if not self.strict and context.labels is None:
+            raise InputError(_NO_LABELS)
+        flat = [(row_index, candidate) for row_index, row in enumerate(candidates) for candidate in row]
+        if flat:
+            margins = self._margins(sources, candidates, context, flat)
+            for (_, candidate), margin in zip(flat, margins):
+                candidate.scores[self.name] = margin
+        return [[c for c in row if c.scores[self.name] >= self.min_margin] for row in candidates]
+
+    def _margins(self, sources, candidates, context, flat) -> list[float]:
+        """Best allowed similarity minus best forbidden similarity, per candidate."""
+        import numpy as np
+
+        vectors = encoder_for(self).encode([candidate.text for _, candidate in flat])
+        rows = [row_index for row_index, _ in flat]
+        if self.strict:
+            source_vectors = encoder_for(self).encode(sources)[rows]
+            allowed_score = pairwise_cosine(vectors, source_vectors)
+            own = np.array([sources[row] for row in rows], dtype=object)
+        else:
+            own = np.array([self._label_code(context.labels[row]) for row in rows], dtype=np.int64)
+        margins = np.empty(len(flat), dtype=np.float32)
+        step = max(1, _SIMILARITY_CELLS_PER_CHUNK // max(len(self._originals), 1))
+        for start in range(0, len(flat), step):
+            part = slice(start, start + step)
+            similarity = cosine_matrix(vectors[part], self._originals)
+            if self.strict:
+                is_own = self._original_texts[None, :] == own[part, None]
+                allowed = allowed_score[part]
+            else:
+                is_own = self._original_codes[None, :] == own[part, None]
+                allowed = np.where(is_own, similarity, -np.inf).max(axis=1)
+            forbidden = np.where(is_own, -np.inf, similarity).max(axis=1)
+            margins[part] = allowed - forbidden
+        return np.clip(margins, -_MARGIN_LIMIT, _MARGIN_LIMIT).tolist()
+
+    def _label_code(self, label: Any) -> int:
+        """A small integer per distinct label (missing values are one label)."""
+        if label is None or (isinstance(label, float) and math.isnan(label)):
+            label = _MISSING
+        return self._codes.setdefault(label, len(self._codes))
+
+#: Stands for a missing label (None or NaN); a plain tuple, equal to itself after pickling.
+_MISSING = ("augkit", "missing label")
+_NO_LABELS = (
+    "filter 'label_integrity' needs the labels of the texts: pass label_column= to augkit.augment "
+    "(--label-column on the command line), or use label_integrity(strict=True), which only asks "
+    "that the nearest original be the candidate's source"
+)

@@ -1,0 +1,55 @@
+"""Keep candidates whose length stays within bounds relative to their source."""
+
+from __future__ import annotations
+
+from augkit.candidate import Candidate
+from augkit.errors import InvalidParameterError
+from augkit.filters.base import Filter, check_sources
+from augkit.text import split_words
+
+_UNITS = ("words", "chars")
+
+
+class LengthFilter(Filter):
+    """Keeps candidates whose length relative to their source's lies in [min_ratio, max_ratio].
+
+    Length counts words or characters. Catches generators that truncate a sentence or run
+    on. Adds the score ``length_ratio``.
+
+    Parameters
+    ----------
+    min_ratio : float
+        Shortest candidate kept, as a fraction of the source's length.
+    max_ratio : float
+        Longest candidate kept, as a multiple of the source's length.
+    unit : str
+        ``words`` (as augkit's word operations split them) or ``chars``.
+    """
+
+    name = "length"
+
+    def __init__(self, min_ratio: float = 0.5, max_ratio: float = 2.0, unit: str = "words"):
+        for label, value in (("min_ratio", min_ratio), ("max_ratio", max_ratio)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise InvalidParameterError(f"length: {label} must be a number >= 0, got {value!r}")
+        if min_ratio > max_ratio:
+            raise InvalidParameterError(f"length: min_ratio ({min_ratio}) is above max_ratio ({max_ratio})")
+        if unit not in _UNITS:
+            raise InvalidParameterError(f"length: unit must be one of {', '.join(_UNITS)}, got {unit!r}")
+        self.min_ratio = float(min_ratio)
+        self.max_ratio = float(max_ratio)
+        self.unit = unit
+
+    def _length(self, text: str) -> int:
+        return len(split_words(text).words) if self.unit == "words" else len(text)
+
+    def filter(self, source: str, candidates: list[Candidate]) -> list[Candidate]:
+        check_sources(self.name, [source], [candidates])
+        source_length = max(self._length(source), 1)
+        kept = []
+        for candidate in candidates:
+            ratio = self._length(candidate.text) / source_length
+            candidate.scores["length_ratio"] = ratio
+            if self.min_ratio <= ratio <= self.max_ratio:
+                kept.append(candidate)
+        return kept

@@ -1,0 +1,60 @@
+"""Keep candidates whose meaning stays close to the source, and drop near-copies."""
+
+from __future__ import annotations
+
+from augkit.candidate import Candidate
+from augkit.errors import InvalidParameterError
+from augkit.filters.base import BatchContext, DatasetContext, Filter, check_sources
+from augkit.filters.embedding import candidate_source_similarity, encoder_for
+
+
+class SemanticFilter(Filter):
+    """Keeps candidates whose cosine similarity to their source lies in [min, max].
+
+    Similarity is the cosine of sentence embeddings (all-MiniLM-L6-v2 unless ``model``
+    names another sentence-transformers model). The defaults come from the seed papers:
+    the FAQ-paraphrasing thesis keeps paraphrases scored above 4.0 on a 0-5 similarity
+    scale (0.8), and ERAP treats similarity above 0.98 as a copy of the input. Adds the
+    score ``semantic``.
+
+    Parameters
+    ----------
+    min : float
+        Lowest similarity kept (meaning preserved).
+    max : float
+        Highest similarity kept (above it, a candidate is a near-copy).
+    model : str, optional
+        Sentence-transformers model id or directory; None is all-MiniLM-L6-v2.
+    device : str
+        Where to run the encoder: ``cpu``, ``cuda`` or ``auto``.
+    """
+
+    name = "semantic"
+
+    def __init__(self, min: float = 0.8, max: float = 0.98, model: str | None = None, device: str = "cpu"):
+        for label, value in (("min", min), ("max", max)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1 <= value <= 1:
+                raise InvalidParameterError(f"semantic: {label} must be a similarity between -1 and 1, got {value!r}")
+        if min > max:
+            raise InvalidParameterError(f"semantic: min ({min}) is above max ({max})")
+        self.min = float(min)
+        self.max = float(max)
+        self.model = model
+        self.device = device
+
+    def prepare(self, dataset: DatasetContext) -> None:
+        # One large, well-batched call for all sources; batches then find them cached.
+        encoder_for(self).encode(dataset.texts)
+
+    def filter(self, source: str, candidates: list[Candidate]) -> list[Candidate]:
+        return self.filter_batch([source], [candidates], BatchContext())[0]
+
+    def filter_batch(self, sources, candidates, context):
+        check_sources(self.name, sources, candidates)
+        similarities = candidate_source_similarity(encoder_for(self), sources, candidates)
+        kept = []
+        for row, row_similarities in zip(candidates, similarities):
+            for candidate, similarity in zip(row, row_similarities):
+                candidate.scores[self.name] = similarity
+            kept.append([c for c, s in zip(row, row_similarities) if self.min <= s <= self.max])
+        return kept
