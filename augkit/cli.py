@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from augkit._version import __version__
+from augkit.engine import DEFAULT_BATCH_SIZE
 from augkit.errors import AugkitError, UsageError
 from augkit.params import REQUIRED, Parameter, parse_cli_value
 
@@ -81,7 +82,10 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     augment.add_argument("--coerce", action="store_true", help="turn non-string texts into strings instead of failing")
     augment.add_argument("--drop-original", action="store_true", help="write only the augmented rows")
-    augment.add_argument("--batch-size", type=int, default=64, help="texts per augmenter call (output does not depend on it)")
+    augment.add_argument(
+        "--batch-size", type=int, default=DEFAULT_BATCH_SIZE,
+        help=f"texts per pipeline batch (default {DEFAULT_BATCH_SIZE}; output does not depend on it)",
+    )
     augment.add_argument("--workers", type=int, default=1, help="worker processes (output does not depend on it)")
     progress = augment.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show a progress bar")

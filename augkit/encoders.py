@@ -8,9 +8,10 @@ Why not ``SentenceTransformer.encode`` as is: filters embed the same texts again
 (a source beside each of its candidates, the originals of a dataset for every batch), and a
 CPU spends much of its time on padding. So :meth:`SentenceEncoder.encode` embeds each
 distinct text once (an in-process cache keyed by text), sorts the rest by token length
-over the whole call, and batches texts of equal token length together: no padding at all,
-large matrix multiplies, and embeddings that do not depend on what else was in the batch
-(so filter decisions never depend on ``batch_size`` or workers). Embeddings are L2-normalised: cosine similarity is a dot
+over the whole call, and batches texts whose lengths round up to the same multiple of
+four tokens: little padding, large matrix multiplies, and embeddings that do not depend
+on what else was in the batch (so filter decisions never depend on ``batch_size`` or
+workers). Embeddings are L2-normalised: cosine similarity is a dot
 product.
 
 torch and sentence-transformers are imported on first use (extra ``augkit[quality]``).
@@ -90,6 +91,8 @@ class SentenceEncoder:
         self.cache_size = cache_size
         self.stats = EncoderStats()
         self._model = load_sentence_transformer(self.model_name, self.device)
+        self._lowercase = bool(getattr(self._model[0], "do_lower_case", False))
+        self._mean_pooled_transformer = _plain_mean_pooling_backbone(self._model)
         self._cache: dict[str, Any] = {}
 
     @property
@@ -132,30 +135,59 @@ class SentenceEncoder:
         import numpy as np
         import torch
 
-        tokenizer = self._model.tokenizer
-        limit = self.max_length
-        lengths = [len(ids) for ids in tokenizer(texts, add_special_tokens=True, truncation=False)["input_ids"]]
-        truncated = sum(1 for length in lengths if length > limit)
-        if truncated:
-            self.stats.truncated += truncated
-            logger.warning("augkit encoder: %d text(s) longer than %d tokens were truncated for embedding", truncated, limit)
-        lengths = [min(length, limit) for length in lengths]
+        token_ids = self._token_ids(texts)
+        lengths = [len(ids) for ids in token_ids]
+        padded = [_padded_length(length, self.max_length) for length in lengths]
         order = sorted(range(len(texts)), key=lengths.__getitem__)
+        pad_id = self._model.tokenizer.pad_token_id or 0
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
         with torch.inference_mode():
-            for batch in _equal_length_batches(order, lengths, batch_size, self.max_tokens):
-                rows = [texts[i] for i in batch]
-                rows += rows[:1] * _filler_rows(len(batch), lengths[batch[0]])
-                features = tokenizer(rows, padding=True, truncation=True, max_length=limit, return_tensors="pt")
-                features = {key: value.to(self.device) for key, value in features.items()}
-                embedded = self._model(features)["sentence_embedding"][: len(batch)]
-                embedded = torch.nn.functional.normalize(embedded.float(), dim=-1)
-                out[batch] = embedded.cpu().numpy()
+            for batch in _same_padded_length_batches(order, padded, batch_size, self.max_tokens):
+                rows = batch + batch[:1] * _filler_rows(len(batch), padded[batch[0]])
+                width = padded[batch[0]]
+                input_ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+                mask = torch.zeros((len(rows), width), dtype=torch.long)
+                for row, index in enumerate(rows):
+                    input_ids[row, : lengths[index]] = torch.tensor(token_ids[index])
+                    mask[row, : lengths[index]] = 1
+                embedded = self._forward(input_ids.to(self.device), mask.to(self.device))[: len(batch)]
+                out[batch] = torch.nn.functional.normalize(embedded.float(), dim=-1).cpu().numpy()
                 self.stats.batches += 1
                 self.stats.real_tokens += sum(lengths[i] for i in batch)
-                self.stats.padded_tokens += len(batch) * max(lengths[i] for i in batch)
+                self.stats.padded_tokens += len(batch) * width
         self.stats.texts_encoded += len(texts)
         return out
+
+    def _token_ids(self, texts: list[str]) -> list[list[int]]:
+        """Token ids of each text, truncated to :attr:`max_length`; truncations are counted
+        and reported, never silent."""
+        tokenizer, limit = self._model.tokenizer, self.max_length
+        if self._lowercase:
+            texts = [text.lower() for text in texts]
+        token_ids = tokenizer(texts, add_special_tokens=True, truncation=True, max_length=limit)["input_ids"]
+        at_limit = [i for i, ids in enumerate(token_ids) if len(ids) == limit]
+        if at_limit:
+            full = tokenizer([texts[i] for i in at_limit], add_special_tokens=True, truncation=False)["input_ids"]
+            truncated = sum(1 for ids in full if len(ids) > limit)
+            if truncated:
+                self.stats.truncated += truncated
+                logger.warning("augkit encoder: %d text(s) longer than %d tokens were truncated for embedding", truncated, limit)
+        return token_ids
+
+    def _forward(self, input_ids, mask):
+        """Sentence embeddings of one padded batch. Mean-pooling models run their
+        transformer directly (sentence-transformers' own forward costs about a fifth more
+        on a CPU); any other module stack goes through sentence-transformers."""
+        import torch
+
+        if self._mean_pooled_transformer is not None:
+            hidden = self._mean_pooled_transformer(input_ids=input_ids, attention_mask=mask).last_hidden_state
+            weights = mask.unsqueeze(-1).to(hidden.dtype)
+            return (hidden * weights).sum(dim=1) / weights.sum(dim=1)
+        features = {"input_ids": input_ids, "attention_mask": mask}
+        if "token_type_ids" in self._model.tokenizer.model_input_names:
+            features["token_type_ids"] = torch.zeros_like(input_ids)
+        return self._model(features)["sentence_embedding"]
 
     def _remember(self, fresh: dict) -> None:
         if not self.cache_size or not fresh:
@@ -172,20 +204,40 @@ class SentenceEncoder:
         return f"SentenceEncoder({self.model_name!r}, device={self.device!r})"
 
 
-def _equal_length_batches(order: list[int], lengths: list[int], batch_size: int, max_tokens: int) -> list[list[int]]:
-    """Split ``order`` (indices sorted by length) into batches of texts of one token
-    length each, at most ``batch_size`` rows and ``max_tokens`` tokens (one row at least).
+def _plain_mean_pooling_backbone(model: Any) -> Any:
+    """The Hugging Face model inside a [Transformer, mean Pooling, (Normalize)] stack, the
+    layout of all-MiniLM-L6-v2 and most sentence-transformers models; None for others."""
+    modules = list(model)
+    names = [type(module).__name__ for module in modules]
+    if names not in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]):
+        return None
+    pooling = modules[1]
+    modes = getattr(pooling, "pooling_mode", None) or getattr(pooling, "get_pooling_mode_str", lambda: None)()
+    if modes not in ("mean", ("mean",), ["mean"]):
+        return None
+    return getattr(modules[0], "auto_model", None) or getattr(modules[0], "model", None)
 
-    Equal lengths mean no padding, and they make each embedding independent of which other
-    texts share its batch (the model's result for a row depends on the padded length, not
-    on the number of rows), so output never depends on batching.
-    """
+
+#: Texts are padded to a multiple of this many tokens, and batched with texts padded alike.
+PAD_MULTIPLE = 4
+
+
+def _padded_length(length: int, limit: int) -> int:
+    """The length a text of ``length`` tokens is padded to: a function of the text alone,
+    so its embedding never depends on which other texts share its batch (a model's output
+    for a row depends on the padded length, not on the other rows)."""
+    return min(-(-length // PAD_MULTIPLE) * PAD_MULTIPLE, max(limit, length))
+
+
+def _same_padded_length_batches(order: list[int], padded: list[int], batch_size: int, max_tokens: int) -> list[list[int]]:
+    """Split ``order`` (indices sorted by length) into batches whose texts share one padded
+    length, of at most ``batch_size`` rows and ``max_tokens`` tokens (one row at least)."""
     batches, current = [], []
     for index in order:
         if current and (
-            lengths[index] != lengths[current[0]]
+            padded[index] != padded[current[0]]
             or len(current) >= batch_size
-            or (len(current) + 1) * lengths[index] > max_tokens
+            or (len(current) + 1) * padded[index] > max_tokens
         ):
             batches.append(current)
             current = []

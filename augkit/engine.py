@@ -18,7 +18,9 @@ from augkit.pipeline import Pipeline
 from augkit.report import AugmentationReport
 from augkit.workers import run_batches
 
-DEFAULT_BATCH_SIZE = 64
+#: Texts per pipeline batch: large enough that model-backed filters embed a few hundred
+#: candidates per call, small enough for a responsive progress bar.
+DEFAULT_BATCH_SIZE = 256
 
 
 @dataclass
@@ -60,7 +62,7 @@ def run_pipeline(
                 ([texts[i] for i in batch], [labels[i] for i in batch] if labels is not None else None)
                 for batch in positions
             )
-            for batch, (batch_candidates, reasons) in zip(positions, run_batches(pipeline, batches, n, seed, workers)):
+            for batch, (batch_candidates, reasons) in zip(positions, run_batches(pipeline, batches, n, seed, workers, total=len(positions))):
                 for index, row, reason in zip(batch, batch_candidates, reasons):
                     candidates[index] = row
                     if not row:

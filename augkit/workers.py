@@ -29,8 +29,11 @@ BatchResult = tuple[list[list[Candidate]], list["str | None"]]
 _worker_pipeline: Pipeline | None = None
 
 
-def run_batches(pipeline: Pipeline, batches: Iterable[Batch], n: int, seed: int, workers: int = 1) -> Iterator[BatchResult]:
-    """Results of ``pipeline.run`` for each batch, in order."""
+def run_batches(
+    pipeline: Pipeline, batches: Iterable[Batch], n: int, seed: int, workers: int = 1, total: int | None = None
+) -> Iterator[BatchResult]:
+    """Results of ``pipeline.run`` for each batch, in order. ``total`` (the number of
+    batches, when known) lets small jobs spread over every worker."""
     if workers == 1:
         for texts, labels in batches:
             yield pipeline.run(texts, n, seed, BatchContext(labels=labels))
@@ -41,7 +44,8 @@ def run_batches(pipeline: Pipeline, batches: Iterable[Batch], n: int, seed: int,
         workers, mp_context=context, initializer=_set_worker_pipeline, initargs=(pipeline, threads)
     ) as pool:
         tasks = ((texts, labels, n, seed) for texts, labels in batches)
-        for rows, reasons in pool.map(_run_in_worker, tasks, chunksize=16):
+        chunksize = 16 if total is None else max(1, min(16, total // (workers * 4)))
+        for rows, reasons in pool.map(_run_in_worker, tasks, chunksize=chunksize):
             yield [[Candidate(*fields) for fields in row] for row in rows], reasons
 
 
