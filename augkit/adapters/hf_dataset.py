@@ -13,7 +13,7 @@ from typing import Any
 
 from augkit.adapters.frame import check_columns
 from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
-from augkit.engine import DEFAULT_BATCH_SIZE, run_pipeline
+from augkit.engine import DEFAULT_BATCH_SIZE, prepare_pipeline, run_pipeline
 from augkit.errors import InvalidParameterError
 from augkit.pipeline import Pipeline
 from augkit.report import AugmentationReport
@@ -45,6 +45,19 @@ def augment_dataset(
     features = dataset.features.copy()
     features[SOURCE_COLUMN] = datasets.Value("int64")
     features[METHOD_COLUMN] = datasets.Value("string")
+    scores = pipeline.score_names
+    for name in scores:
+        features[f"augkit_{name}"] = datasets.Value("float64")
+    if options.get("n", 0) > 0:
+        # Filters compare candidates with all originals (label_integrity): show them the
+        # whole column once, not one map batch at a time.
+        prepare_pipeline(
+            pipeline,
+            dataset[text_column],
+            describe_row=lambda i: f"column {text_column!r}, row {i}",
+            coerce=options.get("coerce", False),
+            labels=dataset[label_column] if label_column is not None else None,
+        )
 
     def augment_batch(batch: dict[str, list], indices: list[int]) -> dict[str, list]:
         result = run_pipeline(
@@ -54,18 +67,22 @@ def augment_dataset(
             labels=batch[label_column] if label_column is not None else None,
             batch_size=batch_size,
             progress=False,  # datasets' map shows its own bar
+            prepared=True,
             **options,
         )
         _merge(report, result.report)
-        out: dict[str, list] = {name: [] for name in [*batch, SOURCE_COLUMN, METHOD_COLUMN]}
+        score_columns = [f"augkit_{name}" for name in scores]
+        out: dict[str, list] = {name: [] for name in [*batch, SOURCE_COLUMN, METHOD_COLUMN, *score_columns]}
         for position, row in enumerate(result.candidates):
-            emitted = [(None, None)] if keep_original else []
-            emitted += [(c.text, c.method) for c in row]
-            for text, method in emitted:
+            emitted = [(None, None, {})] if keep_original else []
+            emitted += [(c.text, c.method, c.scores) for c in row]
+            for text, method, candidate_scores in emitted:
                 for name, column in batch.items():
                     out[name].append(text if name == text_column and text is not None else column[position])
                 out[SOURCE_COLUMN].append(indices[position])
                 out[METHOD_COLUMN].append(method)
+                for name, column_name in zip(scores, score_columns):
+                    out[column_name].append(candidate_scores.get(name))
         return out
 
     with _progress_bars(progress):

@@ -39,6 +39,9 @@ class Filter(Configurable):
     """
 
     name: ClassVar[str] = ""
+    #: Names of the scores this filter adds to ``candidate.scores`` (declared so that table
+    #: outputs whose columns are fixed in advance, such as a ``datasets.Dataset``, get them).
+    scores: ClassVar[tuple[str, ...]] = ()
 
     def prepare(self, dataset: DatasetContext) -> None:
         """Called once per run, before any batch, with all the run's originals: the place to

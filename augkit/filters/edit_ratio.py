@@ -27,6 +27,7 @@ class EditRatioFilter(Filter):
     """
 
     name = "edit_ratio"
+    scores = ("edit_ratio",)
 
     def __init__(self, min: float = 0.12, max: float | None = None, level: str = "char"):
         for label, value in (("min", min), ("max", max)):

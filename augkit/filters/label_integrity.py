@@ -44,6 +44,7 @@ class LabelIntegrityFilter(Filter):
     """
 
     name = "label_integrity"
+    scores = ("label_integrity",)
 
     def __init__(self, strict: bool = False, min_margin: float = 0.0, model: str | None = None, device: str = "cpu"):
         self.strict = bool(strict)

@@ -27,6 +27,7 @@ class LengthFilter(Filter):
     """
 
     name = "length"
+    scores = ("length_ratio",)
 
     def __init__(self, min_ratio: float = 0.5, max_ratio: float = 2.0, unit: str = "words"):
         for label, value in (("min_ratio", min_ratio), ("max_ratio", max_ratio)):

@@ -32,6 +32,7 @@ class TopKFilter(Filter):
     """
 
     name = "top_k"
+    scores = ("rank_score",)
 
     def __init__(self, k: int | None = None, weights: Mapping[str, float] | str | None = None):
         if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
