@@ -19,7 +19,12 @@ from typing import Any
 
 from augkit.augmenter import Augmenter
 from augkit.candidate import Candidate
-from augkit.errors import AugmenterOutputError, InvalidParameterError, PipelineSpecError, UsageError
+from augkit.errors import (
+    AugmenterOutputError,
+    InvalidParameterError,
+    PipelineSpecError,
+    UsageError,
+)
 from augkit.filters.base import BatchContext, DatasetContext, Filter
 from augkit.filters.dedup import ExactDuplicateFilter
 from augkit.pipeline_spec import StepSpec, format_step, parse_pipeline_spec

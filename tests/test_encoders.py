@@ -7,7 +7,12 @@ import logging
 import numpy as np
 import pytest
 
-from augkit.encoders import DEFAULT_ENCODER, SentenceEncoder, get_encoder, resolve_encoder
+from augkit.encoders import (
+    DEFAULT_ENCODER,
+    SentenceEncoder,
+    get_encoder,
+    resolve_encoder,
+)
 from augkit.errors import InvalidParameterError, ModelNotAvailableError
 
 

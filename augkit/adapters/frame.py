@@ -10,7 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN, check_free_columns, score_columns
+from augkit.adapters.provenance import (
+    METHOD_COLUMN,
+    SOURCE_COLUMN,
+    check_free_columns,
+    score_columns,
+)
 from augkit.engine import run_pipeline
 from augkit.errors import InputError
 from augkit.pipeline import Pipeline
