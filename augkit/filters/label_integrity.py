@@ -60,7 +60,10 @@ class LabelIntegrityFilter(Filter):
             raise InputError(_NO_LABELS)
         texts = list(dataset.texts)
         self._originals = encoder_for(self).encode(texts)
-        self._original_texts = np.array(texts, dtype=object)
+        # Texts as small integers: identical texts share one, and comparing integers over
+        # every original is far cheaper than comparing strings.
+        self._text_codes: dict[str, int] = {}
+        self._original_text_codes = np.array([self._text_codes.setdefault(t, len(self._text_codes)) for t in texts])
         if dataset.labels is not None:
             self._codes = {}
             self._original_codes = np.array([self._label_code(label) for label in dataset.labels], dtype=np.int64)
@@ -94,7 +97,7 @@ class LabelIntegrityFilter(Filter):
         if self.strict:
             source_vectors = encoder_for(self).encode(sources)[rows]
             allowed_score = pairwise_cosine(vectors, source_vectors)
-            own = np.array([sources[row] for row in rows], dtype=object)
+            own = np.array([self._text_codes.get(sources[row], -1) for row in rows], dtype=np.int64)
         else:
             own = np.array([self._label_code(context.labels[row]) for row in rows], dtype=np.int64)
         margins = np.empty(len(flat), dtype=np.float32)
@@ -103,7 +106,7 @@ class LabelIntegrityFilter(Filter):
             part = slice(start, start + step)
             similarity = cosine_matrix(vectors[part], self._originals)
             if self.strict:
-                is_own = self._original_texts[None, :] == own[part, None]
+                is_own = self._original_text_codes[None, :] == own[part, None]
                 allowed = allowed_score[part]
             else:
                 is_own = self._original_codes[None, :] == own[part, None]
