@@ -8,7 +8,7 @@ NLTK_DATA := $(CURDIR)/.cache/nltk_data
 PACKAGES := -e . -e plugins/augkit-eda -e plugins/augkit-aeda
 PROJECT_FILES := .ci/constraints.txt pyproject.toml plugins/augkit-eda/pyproject.toml plugins/augkit-aeda/pyproject.toml
 
-.PHONY: demo test bench setup setup-test wordnet-for-nltk clean
+.PHONY: demo test bench fewshot setup setup-test wordnet-for-nltk clean
 
 demo: $(VENV)/.runtime
 	$(BIN)/python examples/banking77_demo.py
@@ -18,6 +18,13 @@ test: $(VENV)/.test wordnet-for-nltk
 
 bench: $(VENV)/.bench wordnet-for-nltk
 	NLTK_DATA=$(NLTK_DATA) $(BIN)/python benchmarks/eda_throughput.py $(BENCH_ARGS)
+
+# Few-shot benchmark (docs/benchmarks/fewshot.md); FEWSHOT_ARGS picks the run, e.g.
+#   make fewshot FEWSHOT_ARGS="--data ../shared/data/clinc150/jianguoz --out /tmp/clinc"
+SHARED_DATA ?= $(or $(AUGKIT_SHARED_DATA),../shared/data)
+FEWSHOT_ARGS ?= --data $(SHARED_DATA)/banking77/jianguoz --shots 10 5 --seeds 5 --n 4 --C 1 4 16 64 --out docs/benchmarks/fewshot/banking77-logreg
+fewshot: $(VENV)/.bench wordnet-for-nltk
+	NLTK_DATA=$(NLTK_DATA) $(BIN)/python -m benchmarks.fewshot $(FEWSHOT_ARGS)
 
 setup: $(VENV)/.runtime
 setup-test: $(VENV)/.test

@@ -38,6 +38,11 @@ import pandas as pd
 import augkit
 from augkit_eda import EDA
 
+try:
+    from benchmarks.peers import nlpaug_augmenters
+except ModuleNotFoundError:  # run as a script (make bench): benchmarks/ itself is on sys.path
+    from peers import nlpaug_augmenters
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("AUGKIT_SHARED_DATA", REPO.parent / "shared" / "data"))
 DOC = REPO / "docs" / "benchmarks" / "eda-throughput.md"
@@ -61,18 +66,10 @@ def load_sentences(count: int, split: str = "train") -> list[str]:
     return texts
 
 
-def nlpaug_augmenters() -> dict:
-    """nlpaug's word augmenters, with TextBlob's offline tagger standing in for NLTK's."""
-    import nlpaug.augmenter.word as naw
-    from textblob.en.taggers import PatternTagger
-
-    tagger = PatternTagger()
-    wordnet_model = sys.modules["nlpaug.model.word_dict.wordnet"]
-    wordnet_model.WordNet.pos_tag = classmethod(lambda cls, tokens: tagger.tag(" ".join(tokens), tokenize=False))
-    synonym = naw.SynonymAug(aug_src="wordnet", aug_p=0.1, aug_min=1)
-    swap = naw.RandomWordAug(action="swap", aug_p=0.1, aug_min=1)
-    delete = naw.RandomWordAug(action="delete", aug_p=0.1, aug_min=1)
-    return {"synonym": [synonym], "swap": [swap], "delete": [delete], "set": [synonym, swap, delete]}
+def nlpaug_peers() -> dict:
+    """nlpaug's word augmenters (offline POS tagger, see benchmarks/peers.py) per workload."""
+    augmenters = nlpaug_augmenters(aug_p=0.1)
+    return {name: [augmenter] for name, augmenter in augmenters.items()} | {"set": list(augmenters.values())}
 
 
 def run_nlpaug(augmenters: list, texts: list[str], api: str) -> list[list[str]]:
@@ -233,7 +230,7 @@ def main(argv: list[str] | None = None) -> None:
 
     texts = load_sentences(args.sentences)
     warm_up = load_sentences(200, split="test")
-    peers = nlpaug_augmenters()
+    peers = nlpaug_peers()
     rows = []
     for workload, (params, n, workers, peer) in WORKLOADS.items():
         eda = EDA(**params)

@@ -1,0 +1,161 @@
+"""The augmentation methods a few-shot run compares, written as one string each.
+
+``METHOD[@option=value,...]`` where METHOD is
+
+- ``none``: the K-shot sample alone;
+- an augkit method or pipeline string: ``eda``, ``aeda``, ``eda+aeda``,
+  ``eda|semantic(min=0.85)|label_integrity``, ... run with ``augkit.augment(frame, pipeline,
+  n=N, seed=S, text_column="text", label_column="label")``;
+- ``nlpaug:synonym`` (``SynonymAug(aug_src="wordnet")``), ``nlpaug:swap``
+  (``RandomWordAug(action="swap")``) or ``nlpaug:delete``, at ``aug_p=0.1`` like EDA's
+  defaults, the peer.
+
+and the options are
+
+- ``weight``: the training weight of each augmented row (originals weigh 1), default 1;
+- ``per_source``: 1 to give each source's augmentations together the weight of ``n`` full
+  rows (``weight * n``), shared equally among the ones that survived the filters, so a source
+  whose candidates were filtered away does not lose influence (and, with it, its class);
+- ``n``: augmentations per example, overriding the run's ``--n``;
+- ``oversample``: for augkit pipelines, ask for ``n * oversample`` candidates and let the
+  filters keep the best ``n`` (``augkit.Pipeline.from_string(spec, oversample=...)``).
+
+Example: ``"aeda|semantic(min=0.9)@weight=0.3,n=8"``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+NONE = "none"
+NLPAUG_PREFIX = "nlpaug:"
+NLPAUG_METHODS = ("synonym", "swap", "delete")
+OPTIONS = {"weight": float, "n": int, "oversample": float, "per_source": int}
+
+
+class MethodSpecError(ValueError):
+    """A method string that does not parse or names an unknown method or option."""
+
+
+@dataclass(frozen=True)
+class TrainingSet:
+    """Texts, labels and per-row weights to fit a classifier on; ``augmented`` counts the
+    rows that augmentation added."""
+
+    texts: list[str]
+    labels: list[str]
+    weights: np.ndarray
+    augmented: int
+
+
+@dataclass
+class Method:
+    """One compared method: a generator (``none``, an augkit pipeline or an nlpaug peer) and
+    its options. Build it with :func:`parse_method`."""
+
+    label: str
+    generator: str
+    weight: float = 1.0
+    n: int | None = None
+    oversample: float = 1.0
+    per_source: int = 0
+    _pipeline: object = field(default=None, repr=False)
+
+    def training_set(self, sample: pd.DataFrame, n: int, seed: int) -> TrainingSet:
+        """The K-shot ``sample`` (``text``, ``label``) plus up to ``n`` augmentations of each
+        row (this method's own ``n`` when it sets one), labels copied."""
+        n = self.n if self.n is not None else n
+        if self.generator == NONE or n == 0:
+            frame, sources = sample, np.full(len(sample), -1)
+        elif self.generator.startswith(NLPAUG_PREFIX):
+            frame, sources = _nlpaug_augment(self.generator.removeprefix(NLPAUG_PREFIX), sample, n, seed)
+        else:
+            import augkit
+
+            frame = augkit.augment(sample, self._pipeline, n=n, seed=seed, text_column="text", label_column="label")
+            sources = np.where(frame["augkit_method"].notna(), frame["augkit_source"], -1).astype(int)
+        is_augmented = sources >= 0
+        weights = np.where(is_augmented, self.weight, 1.0)
+        if self.per_source and is_augmented.any():
+            kept = np.bincount(sources[is_augmented], minlength=len(sample))
+            weights[is_augmented] *= n / kept[sources[is_augmented]]
+        return TrainingSet(frame["text"].tolist(), frame["label"].tolist(), weights, int(is_augmented.sum()))
+
+
+def parse_method(spec: str) -> Method:
+    """Parse ``METHOD[@option=value,...]`` (see the module docstring); augkit pipelines are
+    built here, so an unknown method, filter or parameter fails before any run starts."""
+    generator, _, option_text = (part.strip() for part in spec.partition("@"))
+    if not generator:
+        raise MethodSpecError(f"method {spec!r} names no method")
+    options = {}
+    for item in filter(None, (part.strip() for part in option_text.split(","))):
+        key, equals, value = (part.strip() for part in item.partition("="))
+        if not equals or key not in OPTIONS:
+            raise MethodSpecError(
+                f"method {spec!r}: bad option {item!r}; options are {', '.join(f'{k}=...' for k in OPTIONS)}"
+            )
+        try:
+            options[key] = OPTIONS[key](ast.literal_eval(value))
+        except (ValueError, SyntaxError) as error:
+            raise MethodSpecError(f"method {spec!r}: option {key} needs a number, got {value!r}") from error
+    if options.get("weight", 1.0) < 0 or options.get("n", 0) < 0 or options.get("oversample", 1.0) < 1:
+        raise MethodSpecError(f"method {spec!r}: weight and n must be >= 0 and oversample >= 1")
+    if options.get("per_source", 0) not in (0, 1):
+        raise MethodSpecError(f"method {spec!r}: per_source is 0 or 1")
+    method = Method(label=_label(generator, options), generator=generator, **options)
+    if generator == NONE:
+        if options:
+            raise MethodSpecError(f"method {spec!r}: 'none' takes no options")
+    elif generator.startswith(NLPAUG_PREFIX):
+        if generator.removeprefix(NLPAUG_PREFIX) not in NLPAUG_METHODS:
+            raise MethodSpecError(
+                f"unknown nlpaug method {generator!r}; available: {', '.join(NLPAUG_PREFIX + m for m in NLPAUG_METHODS)}"
+            )
+        if "oversample" in options:
+            raise MethodSpecError(f"method {spec!r}: oversample applies to augkit pipelines only")
+    else:
+        import augkit
+
+        method._pipeline = augkit.Pipeline.from_string(generator, oversample=method.oversample)
+    return method
+
+
+def _label(generator: str, options: dict) -> str:
+    if not options:
+        return generator
+    return f"{generator}@" + ",".join(f"{key}={value:g}" for key, value in options.items())
+
+
+_NLPAUG_CACHE: dict[str, object] = {}
+
+
+def _nlpaug_augment(kind: str, sample: pd.DataFrame, n: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
+    """Each row followed by nlpaug's augmentations of it, with exact duplicates and unchanged
+    copies dropped (augkit's default ``dedup`` rule, so both tools are credited only with
+    distinct new texts), and each row's source position (-1 for originals). nlpaug has no
+    per-call seed: its global generators are seeded first."""
+    from benchmarks.peers import nlpaug_augmenters, seed_nlpaug
+
+    if not _NLPAUG_CACHE:
+        _NLPAUG_CACHE.update(nlpaug_augmenters(aug_p=0.1))
+    augmenter = _NLPAUG_CACHE[kind]
+    seed_nlpaug(seed)
+    texts, labels, sources = [], [], []
+    for position, (text, label) in enumerate(zip(sample["text"], sample["label"])):
+        texts.append(text)
+        labels.append(label)
+        sources.append(-1)
+        seen = {" ".join(text.split())}
+        for candidate in augmenter.augment(text, n=n):
+            key = " ".join(candidate.split())
+            if key and key not in seen:
+                seen.add(key)
+                texts.append(candidate)
+                labels.append(label)
+                sources.append(position)
+    return pd.DataFrame({"text": texts, "label": labels}), np.array(sources)

@@ -1,0 +1,137 @@
+"""The benchmark loop: for each dataset, K, seed and method, sample, augment, train, test.
+
+Every method of a (dataset, K, seed) trains on augmentations of the same K-shot sample, so
+gains over ``none`` are paired differences. The test split (and the valid split when it is
+used) is embedded once per dataset and process and kept (``pin_embeddings``); the shared
+encoder embeds each other distinct text once (candidates a filtered pipeline shares with the
+plain method are embedded for the first and looked up for the second).
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchmarks.fewshot.classifiers import classifier_class, pin_embeddings
+from benchmarks.fewshot.data import FewShotDataset, sample_k_shot
+from benchmarks.fewshot.methods import Method
+
+logger = logging.getLogger("benchmarks.fewshot")
+
+
+@dataclass
+class RunSettings:
+    """What one benchmark invocation runs.
+
+    ``classifier_grid`` holds one or more parameter sets of the classifier; with more than one,
+    each run fits every set and keeps the one with the best accuracy on the valid split
+    (never the test split; ties go to the earlier set), recorded in the row's ``params``.
+    """
+
+    shots: Sequence[int]
+    seeds: Sequence[int]
+    n: int
+    methods: Sequence[Method]
+    classifier: str = "logreg"
+    classifier_grid: Sequence[dict[str, Any]] = field(default_factory=lambda: [{}])
+    evaluate_valid: bool = False
+
+
+def run_benchmark(
+    datasets: Sequence[FewShotDataset],
+    settings: RunSettings,
+    on_row: Callable[[dict], None] | None = None,
+) -> list[dict]:
+    """Run every (dataset, K, seed, method) and return one row per run (see :func:`run_one`).
+    ``on_row`` is called after each run, e.g. to save progress."""
+    rows = []
+    for dataset in datasets:
+        needs_valid = settings.evaluate_valid or len(settings.classifier_grid) > 1
+        if needs_valid and dataset.valid is None:
+            raise ValueError(f"{dataset.name} has no valid split, needed to choose among classifier settings")
+        if settings.classifier == "logreg":
+            start = time.perf_counter()
+            pin_embeddings(dataset.test["text"].tolist())
+            if needs_valid:
+                pin_embeddings(dataset.valid["text"].tolist())
+            logger.info("%s: embedded the evaluation splits in %.1f s", dataset.name, time.perf_counter() - start)
+        for shots in settings.shots:
+            for seed in settings.seeds:
+                sample = sample_k_shot(dataset.train, shots, seed)
+                if sample.short_classes:
+                    logger.warning(
+                        "%s, K=%d: %d classes have fewer than K training examples; all of theirs are used (%s)",
+                        dataset.name, shots, len(sample.short_classes),
+                        ", ".join(f"{label}: {count}" for label, count in sorted(sample.short_classes.items())[:5]),
+                    )
+                for method in settings.methods:
+                    row = run_one(dataset, sample.frame, shots, seed, method, settings, needs_valid)
+                    rows.append(row)
+                    if on_row is not None:
+                        on_row(row)
+    return rows
+
+
+def run_one(dataset, sample, shots, seed, method: Method, settings: RunSettings, needs_valid: bool) -> dict:
+    """Augment ``sample`` with ``method``, train, and score on the test split.
+
+    The row: dataset, classifier, shots, seed, method, accuracy, macro_f1 (on test, as
+    fractions), train_examples, augmented_examples, seconds (augmentation, training and
+    prediction), augment_seconds, params (the classifier settings used) and, when the valid
+    split is used, valid_accuracy and valid_macro_f1.
+    """
+    start = time.perf_counter()
+    training = method.training_set(sample, settings.n, seed)
+    augmented_at = time.perf_counter()
+    best = None
+    for params in settings.classifier_grid:
+        classifier = _classifier(settings.classifier, params, seed)
+        classifier.fit(training.texts, training.labels, training.weights)
+        valid = score(dataset.valid, classifier) if needs_valid else None
+        if best is None or (valid is not None and valid[0] > best[2][0]):
+            best = (params, classifier, valid)
+    params, classifier, valid = best
+    accuracy, macro_f1 = score(dataset.test, classifier)
+    seconds = time.perf_counter() - start
+    row = {
+        "dataset": dataset.name,
+        "classifier": settings.classifier,
+        "shots": shots,
+        "seed": seed,
+        "method": method.label,
+        "accuracy": round(accuracy, 6),
+        "macro_f1": round(macro_f1, 6),
+        "train_examples": len(training.texts),
+        "augmented_examples": training.augmented,
+        "seconds": round(seconds, 2),
+        "augment_seconds": round(augmented_at - start, 2),
+        "params": " ".join(f"{key}={value}" for key, value in params.items()),
+    }
+    if valid is not None:
+        row["valid_accuracy"], row["valid_macro_f1"] = round(valid[0], 6), round(valid[1], 6)
+    logger.info(
+        "%s K=%d seed=%d %-40s acc %.4f  macro-F1 %.4f  rows %5d  %.1f s",
+        dataset.name, shots, seed, method.label, accuracy, macro_f1, len(training.texts), seconds,
+    )
+    return row
+
+
+def score(split, classifier) -> tuple[float, float]:
+    """Accuracy and macro-F1 of ``classifier`` on a split."""
+    from sklearn.metrics import accuracy_score, f1_score
+
+    truth = split["label"].tolist()
+    predicted = classifier.predict(split["text"].tolist())
+    return accuracy_score(truth, predicted), f1_score(truth, predicted, average="macro", zero_division=0)
+
+
+def _classifier(name: str, params: dict[str, Any], seed: int):
+    """A fresh classifier; one whose constructor takes ``seed`` gets the run's seed."""
+    cls = classifier_class(name)
+    if "seed" in inspect.signature(cls).parameters:
+        params = {"seed": seed, **params}
+    return cls(**params)
