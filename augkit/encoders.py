@@ -129,7 +129,7 @@ class SentenceEncoder:
         if len(a) != len(b):
             raise InvalidParameterError(f"similarity needs pairs: got {len(a)} and {len(b)} texts")
         embeddings = self.encode(list(a) + list(b))
-        return (embeddings[: len(a)] * embeddings[len(a) :]).sum(axis=1)
+        return pairwise_cosine(embeddings[: len(a)], embeddings[len(a) :])
 
     def _encode_distinct(self, texts: list[str], batch_size: int):
         import numpy as np
@@ -309,3 +309,19 @@ def get_encoder(model: str | None = None, device: str = "cpu") -> SentenceEncode
 @lru_cache(maxsize=8)
 def _shared_encoder(model: str, device: str) -> SentenceEncoder:
     return SentenceEncoder(model, device=device)
+
+
+def pairwise_cosine(a: Any, b: Any) -> Any:
+    """Row-wise dot products of unit vectors ``a[i] . b[i]``, rounded to float32."""
+    return (a.astype("float64") * b.astype("float64")).sum(axis=1).astype("float32")
+
+
+def cosine_matrix(a: Any, b: Any) -> Any:
+    """All dot products ``a[i] . b[j]`` of unit vectors, rounded to float32.
+
+    Computed in float64 so that the result does not depend on how many rows the matrix
+    multiply saw: float32 kernels sum in an order that changes with the matrix shape, so
+    the same pair could score differently in a batch of 7 and one of 64; in float64 those
+    differences stay far below float32's resolution and vanish in the rounding.
+    """
+    return (a.astype("float64") @ b.astype("float64").T).astype("float32")

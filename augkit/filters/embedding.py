@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from augkit.candidate import Candidate
+from augkit.encoders import pairwise_cosine
 
 
 def encoder_for(step: Any):
@@ -33,18 +34,3 @@ def candidate_source_similarity(
         start += len(row)
     return out
 
-
-def pairwise_cosine(a: Any, b: Any) -> Any:
-    """Row-wise dot products of unit vectors ``a[i] . b[i]``, rounded to float32."""
-    return (a.astype("float64") * b.astype("float64")).sum(axis=1).astype("float32")
-
-
-def cosine_matrix(a: Any, b: Any) -> Any:
-    """All dot products ``a[i] . b[j]`` of unit vectors, rounded to float32.
-
-    Computed in float64 so that the result does not depend on how many rows the matrix
-    multiply saw: float32 kernels sum in an order that changes with the matrix shape, so
-    the same pair could score differently in a batch of 7 and one of 64; in float64 those
-    differences stay far below float32's resolution and vanish in the rounding.
-    """
-    return (a.astype("float64") @ b.astype("float64").T).astype("float32")

@@ -7,9 +7,10 @@ import math
 from typing import Any
 
 from augkit.candidate import Candidate
+from augkit.encoders import cosine_matrix, pairwise_cosine
 from augkit.errors import InputError, UsageError
 from augkit.filters.base import BatchContext, DatasetContext, Filter, check_sources
-from augkit.filters.embedding import cosine_matrix, encoder_for, pairwise_cosine
+from augkit.filters.embedding import encoder_for
 
 #: Candidate rows times originals compared at once (bounds memory to about 64 MB).
 _SIMILARITY_CELLS_PER_CHUNK = 16_000_000

@@ -36,8 +36,8 @@ def semantic_similarity(a: str | Sequence[str], b: str | Sequence[str], model: s
     same_length(left, right, "a", "b")
     if not left:
         return np.zeros(0, dtype=np.float32)
-    from augkit.encoders import get_encoder
+    from augkit.encoders import get_encoder, pairwise_cosine
 
     embeddings = get_encoder(model).encode(left + right)
-    similarity = (embeddings[: len(left)] * embeddings[len(left) :]).sum(axis=1).astype(np.float32)
+    similarity = pairwise_cosine(embeddings[: len(left)], embeddings[len(left) :])
     return float(similarity[0]) if single else similarity
