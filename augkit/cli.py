@@ -1,5 +1,5 @@
-"""The ``augkit`` command: ``list``, ``info METHOD``, ``augment INPUT -m METHOD -n N -o OUTPUT``
-and ``evaluate ORIGINAL AUGMENTED``.
+"""The ``augkit`` command: ``list``, ``info METHOD``, ``augment INPUT -m METHOD -n N -o OUTPUT``,
+``evaluate ORIGINAL AUGMENTED``, and the commands plugins register (``register_commands`` hook).
 
 Exit codes: 0 success, 1 failure while running, 2 usage error (bad arguments, unknown
 method or parameter, missing column, unreadable input), 130 interrupted.
@@ -8,6 +8,7 @@ method or parameter, missing column, unreadable input), 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import textwrap
 import warnings
@@ -24,21 +25,23 @@ EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``augkit`` console script."""
-    parser = _build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "command", None):
-        parser.print_help(sys.stderr)
-        return EXIT_USAGE
+    caught: list[warnings.WarningMessage] = []
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", RuntimeWarning)
-            code = args.handler(args)
-        for warning in caught:
-            if issubclass(warning.category, RuntimeWarning) and str(warning.message).startswith("augkit:"):
-                print(f"augkit: warning: {str(warning.message).removeprefix('augkit: ')}", file=sys.stderr)
-            else:
-                warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
-        return code
+            return _parse_and_run(argv)
+    finally:  # also after argparse exits (--help, --version, bad arguments)
+        _show_warnings(caught)
+
+
+def _parse_and_run(argv: list[str] | None) -> int:
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "augkit_command", None):
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return args.augkit_handler(args)
     except UsageError as error:
         print(f"augkit: error: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -50,19 +53,29 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
 
 
+def _show_warnings(caught: list[warnings.WarningMessage]) -> None:
+    """augkit's own warnings (skipped plugins, ...) as one line each; others as Python shows them."""
+    for warning in caught:
+        if issubclass(warning.category, RuntimeWarning) and str(warning.message).startswith("augkit:"):
+            print(f"augkit: warning: {str(warning.message).removeprefix('augkit: ')}", file=sys.stderr)
+        else:
+            warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="augkit", description="Text data augmentation for labelled datasets."
     )
     parser.add_argument("--version", action="version", version=f"augkit {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # "augkit_"-prefixed destinations cannot clash with a plugin command's own arguments.
+    commands = parser.add_subparsers(dest="augkit_command", metavar="COMMAND")
 
-    listing = commands.add_parser("list", help="list installed methods and filters")
-    listing.set_defaults(handler=_list)
+    listing = commands.add_parser("list", help="list installed methods, filters and plugin commands")
+    listing.set_defaults(augkit_handler=_list)
 
     info = commands.add_parser("info", help="show a method's or filter's parameters")
     info.add_argument("method", metavar="METHOD")
-    info.set_defaults(handler=_info)
+    info.set_defaults(augkit_handler=_info)
 
     augment = commands.add_parser(
         "augment",
@@ -90,8 +103,9 @@ def _build_parser() -> argparse.ArgumentParser:
     progress = augment.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show a progress bar")
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
-    augment.set_defaults(handler=_augment)
+    augment.set_defaults(augkit_handler=_augment)
     _add_evaluate_parser(commands)
+    _add_plugin_commands(commands)
     return parser
 
 
@@ -118,14 +132,62 @@ def _add_evaluate_parser(commands) -> None:
     evaluate.add_argument("--paramac-betas", type=float, nargs=2, default=None, metavar=("B1", "B2"), help="ParaMac s_div weights (default 1 1)")
     evaluate.add_argument("--device", default="cpu", help="device for the perplexity model (default: cpu)")
     evaluate.add_argument("-o", "--output", default=None, help="also write the table: .csv or .md")
-    evaluate.set_defaults(handler=_evaluate)
+    evaluate.set_defaults(augkit_handler=_evaluate)
+
+
+def _add_plugin_commands(commands) -> None:
+    """One subparser per command registered through the ``register_commands`` hook.
+
+    A command whose ``add_arguments`` raises (or adds clashing options) is reported and left
+    out; the built-in commands and ``--version`` work whatever the plugins do.
+    """
+    from augkit.plugins import get_registry
+
+    try:
+        registered = get_registry().commands
+    except Exception as error:  # a bug in plugin discovery must not take the built-ins down
+        warnings.warn(f"augkit: plugin commands unavailable: {error!r}", RuntimeWarning, stacklevel=2)
+        return
+    for name, command in sorted(registered.items()):
+        # The plugin fills a parser of its own first, so a failure leaves no half-added command;
+        # the subparser then takes its arguments (and its -h) through ``parents``.
+        own = argparse.ArgumentParser(prog=f"augkit {name}", description=command.help or None)
+        try:
+            command.add_arguments(own)
+        except Exception as error:
+            warnings.warn(
+                f"augkit: plugin {command.plugin.name!r} ({command.plugin.distribution}): command {name!r} "
+                f"failed to add its arguments: {error!r}; skipped",
+                RuntimeWarning, stacklevel=2,
+            )
+            continue
+        subparser = commands.add_parser(
+            name, help=command.help, parents=[own], add_help=False, description=own.description,
+            epilog=own.epilog, formatter_class=own.formatter_class,
+        )
+        subparser.set_defaults(augkit_handler=functools.partial(_run_plugin_command, command))
+
+
+def _run_plugin_command(command, args: argparse.Namespace) -> int:
+    code = command.run(args)
+    if code is None:  # like sys.exit(None)
+        return EXIT_OK
+    if isinstance(code, bool) or not isinstance(code, int):
+        raise AugkitError(
+            f"command {command.name!r} of plugin {command.plugin.name!r} returned {code!r}; "
+            "run(args) must return an exit code (int)"
+        )
+    return code
 
 
 def _list(args: argparse.Namespace) -> int:
     from augkit.plugins import get_registry
 
     registry = get_registry()
-    for title, table in (("METHOD", registry.methods), ("FILTER", registry.filters)):
+    tables = [("METHOD", registry.methods), ("FILTER", registry.filters)]
+    if registry.commands:
+        tables.append(("COMMAND", registry.commands))
+    for title, table in tables:
         rows = [(name, entry.plugin.distribution, entry.plugin.version, entry.description)
                 for name, entry in sorted(table.items())]
         _print_table([(title, "PLUGIN", "VERSION", "DESCRIPTION"), *rows])

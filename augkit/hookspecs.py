@@ -25,3 +25,15 @@ def register_filters(register: Callable[[type], None]) -> None:
 
     The class must subclass :class:`augkit.Filter` and set a unique ``name``.
     """
+
+
+@hookspec
+def register_commands(register: Callable[..., None]) -> None:
+    """Register subcommands of the ``augkit`` command line: call
+    ``register(name, add_arguments, run, help=...)`` once per command; ``add_arguments(parser)`` adds its
+    argparse arguments, ``run(args) -> int`` executes it and returns the exit code.
+
+    ``name`` follows the rules of method names and must not be a built-in command (``list``,
+    ``info``, ``augment``, ``evaluate``) or another plugin's. Import heavy libraries inside
+    ``run``, not at module level: every ``augkit`` invocation builds every plugin's parser.
+    """

@@ -59,10 +59,11 @@ def build_registry(loaded: LoadedPlugins) -> Registry:
     hooks = {
         "register_augmenters": registry.add_augmenter,
         "register_filters": registry.add_filter,
+        "register_commands": registry.add_command,
     }
     for hook_name, add in hooks.items():
         caller = getattr(loaded.manager.hook, hook_name)
-        for impl in reversed(caller.get_hookimpls()):  # registration order
+        for impl in caller.get_hookimpls():  # registration order (pluggy calls them in reverse)
             plugin = loaded.plugins.get(impl.plugin_name, PluginInfo(impl.plugin_name, "?", "?"))
             try:
                 impl.function(register=functools.partial(add, plugin=plugin))

@@ -1,9 +1,11 @@
-"""Named augmenters and filters, with the plugin that registered each and helpful errors."""
+"""Named augmenters, filters and command-line commands, with the plugin that registered each
+and helpful errors."""
 
 from __future__ import annotations
 
+import argparse
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +20,9 @@ RESERVED_PARAMETERS = frozenset(
     {"data", "method", "n", "seed", "text_column", "label_column", "keep_original",
      "progress", "batch_size", "coerce", "workers"}
 )
+#: The commands of augkit's own command line (``augkit.cli``); a plugin command cannot take
+#: these names.
+BUILTIN_COMMANDS = frozenset({"list", "info", "augment", "evaluate"})
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 
 
@@ -43,12 +48,32 @@ class Registered:
         return self.cls.description()
 
 
+@dataclass(frozen=True)
+class RegisteredCommand:
+    """A subcommand of the ``augkit`` command line that a plugin registered.
+
+    ``add_arguments(parser)`` adds the command's arguments to its ``argparse`` parser;
+    ``run(args)`` executes it with the parsed arguments and returns the exit code.
+    """
+
+    name: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+    help: str
+    plugin: PluginInfo
+
+    @property
+    def description(self) -> str:
+        return self.help
+
+
 @dataclass
 class Registry:
-    """Every augmenter and filter the installed plugins registered."""
+    """Every augmenter, filter and command the installed plugins registered."""
 
     methods: dict[str, Registered] = field(default_factory=dict)
     filters: dict[str, Registered] = field(default_factory=dict)
+    commands: dict[str, RegisteredCommand] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 
     def add_augmenter(self, cls: Any, *, plugin: PluginInfo) -> None:
@@ -58,6 +83,26 @@ class Registry:
     def add_filter(self, cls: Any, *, plugin: PluginInfo) -> None:
         """``register`` callback of the ``register_filters`` hook."""
         self._add(cls, plugin, Filter, self.filters, "filter")
+
+    def add_command(
+        self,
+        name: str,
+        add_arguments: Callable[[argparse.ArgumentParser], None],
+        run: Callable[[argparse.Namespace], int],
+        *,
+        help: str = "",
+        plugin: PluginInfo,
+    ) -> None:
+        """``register`` callback of the ``register_commands`` hook. An invalid, built-in or
+        already registered name becomes a problem (reported, the command skipped)."""
+        problem = _command_problem(name, add_arguments, run, help)
+        if problem is None and name in self.commands:
+            other = self.commands[name].plugin
+            problem = f"command name {name!r} is already registered by plugin {other.name!r}"
+        if problem is not None:
+            self.problems.append(f"plugin {plugin.name!r} ({plugin.distribution}): {problem}")
+            return
+        self.commands[name] = RegisteredCommand(name, add_arguments, run, help, plugin)
 
     def _add(self, cls, plugin, base, table, kind) -> None:
         problem = _registration_problem(cls, base, kind)
@@ -107,4 +152,17 @@ def _registration_problem(cls: Any, base: type, kind: str) -> str | None:
     clash = sorted(names & RESERVED_PARAMETERS)
     if clash:
         return f"{kind} {name!r} uses reserved parameter name(s) {', '.join(clash)}"
+    return None
+
+
+def _command_problem(name: Any, add_arguments: Any, run: Any, help: Any) -> str | None:
+    if not isinstance(name, str) or not _NAME.match(name):
+        return f"command has an invalid name {name!r} (letters, digits, '_' or '-')"
+    if name in BUILTIN_COMMANDS:
+        return f"command name {name!r} is a built-in command of augkit ({', '.join(sorted(BUILTIN_COMMANDS))})"
+    for role, function in (("add_arguments", add_arguments), ("run", run)):
+        if not callable(function):
+            return f"command {name!r}: {role} must be callable, got {function!r}"
+    if not isinstance(help, str):
+        return f"command {name!r}: help must be a string, got {type(help).__name__}"
     return None

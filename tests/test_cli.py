@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -132,3 +134,91 @@ def test_workers_option_gives_the_same_file(banking_csv, tmp_path):
         done = run_cli("augment", banking_csv, "-m", "eda", "-n", 2, "--seed", 3, "--workers", workers, "-o", tmp_path / f"w{workers}.csv")
         assert done.returncode == 0, done.stderr
     assert (tmp_path / "w1.csv").read_bytes() == (tmp_path / "w2.csv").read_bytes()
+
+
+def _registry_with_commands(*commands):
+    """A registry holding the given (name, add_arguments, run) plugin commands and no methods."""
+    from augkit.registry import PluginInfo, Registry
+
+    registry = Registry()
+    for name, add_arguments, run in commands:
+        registry.add_command(name, add_arguments, run, help=f"the {name} command", plugin=PluginInfo("p", "dist-p", "2.0"))
+    assert registry.problems == []
+    return registry
+
+
+def test_builtin_command_names_are_the_ones_the_registry_reserves(monkeypatch):
+    from augkit import cli, plugins
+    from augkit.registry import BUILTIN_COMMANDS
+
+    monkeypatch.setattr(plugins, "get_registry", _registry_with_commands)
+    subcommands = next(a for a in cli._build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(subcommands.choices) == BUILTIN_COMMANDS
+
+
+def test_broken_plugin_commands_leave_builtins_and_other_commands_working(monkeypatch, capsys, banking_csv):
+    from augkit import cli, plugins
+
+    def clashing_arguments(parser):
+        parser.add_argument("-h", help="clashes with --help")
+
+    def failing_arguments(parser):
+        raise RuntimeError("no arguments today")
+
+    def counting_arguments(parser):
+        parser.add_argument("input")
+
+    def count_lines(args):
+        print(len(Path(args.input).read_text().splitlines()))
+        return 0
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    registry = _registry_with_commands(
+        ("clash", clashing_arguments, count_lines), ("fail", failing_arguments, count_lines),
+        ("count", counting_arguments, count_lines), ("wrong-return", counting_arguments, lambda args: "ok"),
+        ("stop", counting_arguments, interrupted), ("nothing", counting_arguments, lambda args: None),
+    )
+    monkeypatch.setattr(plugins, "get_registry", lambda: registry)
+    with pytest.raises(SystemExit) as done:
+        cli.main(["--version"])
+    assert done.value.code == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("augkit ")
+    assert "command 'clash' failed to add its arguments: ArgumentError" in err
+    assert "command 'fail' failed to add its arguments: RuntimeError('no arguments today'); skipped" in err
+    assert cli.main(["count", str(banking_csv)]) == 0
+    assert capsys.readouterr().out.strip() == str(len(banking_csv.read_text().splitlines()))
+    assert cli.main(["wrong-return", str(banking_csv)]) == 1
+    assert "returned 'ok'; run(args) must return an exit code (int)" in capsys.readouterr().err
+    assert cli.main(["stop", "x"]) == 130
+    assert cli.main(["nothing", "x"]) == 0
+    with pytest.raises(SystemExit) as done:
+        cli.main(["clash"])
+    assert done.value.code == 2  # argparse: no such command
+    assert cli.main(["info", "dedup"]) == 2  # the stand-in registry has no filters: a usage error, not a crash
+    capsys.readouterr()
+    assert cli.main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "COMMAND" in out and "count         dist-p  2.0      the count command" in out
+
+
+def test_plugin_command_with_nested_subcommands(monkeypatch, capsys):
+    from augkit import cli, plugins
+
+    def train_arguments(parser):
+        targets = parser.add_subparsers(dest="target", metavar="TARGET", required=True)
+        targets.add_parser("paraphraser", help="train a paraphraser").add_argument("--epochs", type=int, default=1)
+
+    def train(args):
+        print(f"training {args.target} for {args.epochs} epochs")
+        return 0
+
+    monkeypatch.setattr(plugins, "get_registry", lambda: _registry_with_commands(("train", train_arguments, train)))
+    assert cli.main(["train", "paraphraser", "--epochs", "3"]) == 0
+    assert capsys.readouterr().out == "training paraphraser for 3 epochs\n"
+    with pytest.raises(SystemExit) as done:
+        cli.main(["train", "paraphraser", "--help"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.startswith("usage: augkit train paraphraser [-h] [--epochs EPOCHS]")

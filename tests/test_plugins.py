@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
 import pandas as pd
+import pluggy
 import pytest
 
 import augkit
+from augkit import hookspecs
+from augkit.cli import main
+from augkit.plugins import LoadedPlugins, build_registry
 from augkit.registry import PluginInfo, Registry
 
 
@@ -45,7 +50,35 @@ def test_cli_list_shows_plugins_with_versions_and_skipped_ones(installed_test_pl
     assert lines["eda"][1] == "augkit-eda"
     assert lines["aeda"][1] == "augkit-aeda"
     assert lines["dedup"][1] == "augkit"
+    assert lines["COMMAND"] == ["COMMAND", "PLUGIN", "VERSION", "DESCRIPTION"]
+    assert lines["shout-file"] == ["shout-file", "augkit-shout", "0.3.1", "shout", "every", "line", "of", "a", "text", "file"]
     assert "skipped: plugin 'broken'" in done.stderr
+
+
+def test_plugin_command_runs_through_the_cli(installed_test_plugins, banking77_sentences, tmp_path, capsys):
+    source = tmp_path / "in.txt"
+    source.write_text("\n".join(banking77_sentences[:5]) + "\n", encoding="utf-8")
+    assert main(["shout-file", str(source), "-o", str(tmp_path / "out.txt"), "--marks", "2"]) == 0
+    shouted = (tmp_path / "out.txt").read_text(encoding="utf-8").splitlines()
+    assert shouted == [text.upper() + "!!" for text in banking77_sentences[:5]]
+    assert main(["shout-file", str(tmp_path / "missing.txt"), "-o", str(tmp_path / "x.txt")]) == 2
+    assert "augkit: error: input file" in capsys.readouterr().err
+    assert not (tmp_path / "x.txt").exists()
+
+
+def test_plugin_command_is_in_the_help(installed_test_plugins, capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    help_text = capsys.readouterr().out
+    assert re.search(r"^ +shout-file\s+shout every line of a text file$", help_text, re.MULTILINE)  # wrapped or not
+    assert re.search(r"^ +augment +augment a CSV", help_text, re.MULTILINE)
+    with pytest.raises(SystemExit) as done:
+        main(["shout-file", "--help"])
+    assert done.value.code == 0
+    own_help = capsys.readouterr().out
+    assert own_help.startswith("usage: augkit shout-file [-h] -o OUTPUT [--marks MARKS] INPUT")
+    assert "exclamation marks per line" in own_help
 
 
 class NotAnAugmenter:
@@ -92,6 +125,80 @@ def test_duplicate_names_keep_the_first_and_report_the_second():
     registry.add_augmenter(Second, plugin=PluginInfo("b", "dist-b", "1"))
     assert registry.methods["twin"].cls is First
     assert "already registered by plugin 'a'" in registry.problems[0]
+
+
+def _noop_arguments(parser):
+    pass
+
+
+def _run_ok(args):
+    return 0
+
+
+class CommandPlugin:
+    """A plugin registering the commands given, as a third party's module would."""
+
+    def __init__(self, *names):
+        self.names = names
+
+    @augkit.hookimpl
+    def register_commands(self, register):
+        for name in self.names:
+            register(name, _noop_arguments, _run_ok, help=f"the {name} command")
+
+
+def registry_of(**plugins) -> Registry:
+    """Build a registry through pluggy's real hook calls from in-memory plugins."""
+    manager = pluggy.PluginManager("augkit")
+    manager.add_hookspecs(hookspecs)
+    for name, plugin in plugins.items():
+        manager.register(plugin, name=name)
+    infos = {name: PluginInfo(name, f"dist-{name}", "1.0") for name in plugins}
+    return build_registry(LoadedPlugins(manager, infos, []))
+
+
+def test_plugin_commands_are_registered_with_their_plugin():
+    registry = registry_of(first=CommandPlugin("parabank", "faq"))
+    assert sorted(registry.commands) == ["faq", "parabank"]
+    command = registry.commands["parabank"]
+    assert (command.plugin.distribution, command.help, command.run) == ("dist-first", "the parabank command", _run_ok)
+    assert registry.problems == []
+
+
+@pytest.mark.parametrize("builtin", ["list", "info", "augment", "evaluate"])
+def test_command_named_like_a_builtin_is_reported_and_skipped(builtin):
+    registry = registry_of(rogue=CommandPlugin(builtin, "fine"))
+    assert list(registry.commands) == ["fine"]
+    assert registry.problems == [
+        f"plugin 'rogue' (dist-rogue): command name {builtin!r} is a built-in command of augkit (augment, evaluate, info, list)"
+    ]
+
+
+def test_same_command_name_twice_keeps_the_first_and_reports_the_second():
+    registry = registry_of(a=CommandPlugin("serve"), b=CommandPlugin("serve", "faq"))
+    assert registry.commands["serve"].plugin.name == "a"
+    assert sorted(registry.commands) == ["faq", "serve"]
+    assert registry.problems == ["plugin 'b' (dist-b): command name 'serve' is already registered by plugin 'a'"]
+    again = registry_of(solo=CommandPlugin("serve", "serve"))
+    assert list(again.commands) == ["serve"]
+    assert "already registered by plugin 'solo'" in again.problems[0]
+
+
+@pytest.mark.parametrize(
+    "name, add_arguments, run, message",
+    [
+        ("has space", _noop_arguments, _run_ok, "invalid name 'has space'"),
+        ("-x", _noop_arguments, _run_ok, "invalid name '-x'"),
+        (None, _noop_arguments, _run_ok, "invalid name None"),
+        ("ok", "not callable", _run_ok, "add_arguments must be callable"),
+        ("ok", _noop_arguments, None, "run must be callable"),
+    ],
+)
+def test_invalid_command_registrations_become_problems(name, add_arguments, run, message):
+    registry = Registry()
+    registry.add_command(name, add_arguments, run, help="h", plugin=PluginInfo("p", "dist-p", "1"))
+    assert registry.commands == {}
+    assert message in registry.problems[0]
 
 
 def test_unknown_method_suggests_close_names_and_lists_all():
