@@ -137,3 +137,17 @@ def tiny_encoder_dir(tmp_path_factory, shared_data) -> str:
     model = SentenceTransformer(modules=[transformer, models.Pooling(32, "mean"), models.Normalize()], device="cpu")
     model.save(str(root / "encoder"))
     return str(root / "encoder")
+
+
+@pytest.fixture(scope="session")
+def tiny_marian_pair(shared_data, tmp_path_factory) -> tuple[Path, Path]:
+    """(en->xx, xx->en) tiny random Marian models, SentencePiece trained on BANKING77 train
+    texts, max 64 positions, weights drawn with std 1.0."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    pytest.importorskip("sentencepiece")
+    from augkit.testing import build_marian_pair
+
+    texts = read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
+    # init_std 1.0: outputs that depend on the input, so order and batching mistakes show
+    return build_marian_pair(tmp_path_factory.mktemp("tiny-marian"), texts, max_positions=64, init_std=1.0)
