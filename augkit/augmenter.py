@@ -30,8 +30,14 @@ class Augmenter(Configurable):
     #: The method name users pass as ``method=``; unique across installed plugins.
     name: ClassVar[str] = ""
 
+    #: Scores this augmenter attaches to its candidates (each becomes an ``augkit_<name>``
+    #: column). An augmenter that declares scores returns :class:`augkit.Candidate`
+    #: objects, ``Candidate(text, method="", scores={"dual": -0.8})``, instead of strings.
+    scores: ClassVar[tuple[str, ...]] = ()
+
     def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
-        """Return up to ``n`` augmentations of ``text`` (never None; fewer is allowed).
+        """Return up to ``n`` augmentations of ``text`` (never None; fewer is allowed):
+        strings, or :class:`augkit.Candidate` objects to attach the declared ``scores``.
 
         All randomness must come from ``rng``, which augkit derives from the run's seed and
         the text, so that outputs are reproducible whatever the batching.

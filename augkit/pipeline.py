@@ -123,8 +123,11 @@ class Pipeline:
 
     @property
     def score_names(self) -> tuple[str, ...]:
-        """The scores this pipeline's filters declare they add, in filter order."""
-        return tuple(dict.fromkeys(name for step in self.filters for name in step.scores))
+        """The scores this pipeline's augmenters and filters declare they add, augmenters
+        first, then filters in order."""
+        generated = (name for leaf in self._generator.leaves() for name in leaf.augmenter.scores)
+        filtered = (name for step in self.filters for name in step.scores)
+        return tuple(dict.fromkeys([*generated, *filtered]))
 
     def prepare(self, texts: Sequence[str], labels: Sequence[Any] | None = None) -> None:
         """Show every filter all the originals of a run once, before its batches (filters
@@ -167,7 +170,13 @@ class _Leaf:
         make_rng = RowSeeder(seed, self.key).rng
         output = self.augmenter.augment_batch(list(texts), n, [make_rng(text) for text in texts])
         label = self.label
-        return [[Candidate(text, label) for text in row] for row in _checked_output(label, texts, output, n)]
+        return [
+            [Candidate(item, label) if type(item) is str else Candidate(item.text, label, dict(item.scores)) for item in row]
+            for row in _checked_output(label, texts, output, n)
+        ]
+
+    def leaves(self) -> list[_Leaf]:
+        return [self]
 
 
 class _UnionNode:
@@ -179,6 +188,9 @@ class _UnionNode:
     def generate(self, texts: list[str], n: int, seed: int) -> list[list[Candidate]]:
         per_member = [member.generate(texts, n, seed) for member in self.members]
         return [_interleave([rows[i] for rows in per_member]) for i in range(len(texts))]
+
+    def leaves(self) -> list[_Leaf]:
+        return [leaf for member in self.members for leaf in member.leaves()]
 
 
 class _ChainNode:
@@ -194,6 +206,9 @@ class _ChainNode:
             rewritten = iter(step.generate(flat, 1, seed))
             rows = [[out[0] for out in (next(rewritten) for _ in row) if out] for row in rows]
         return [[Candidate(c.text, self.label, c.scores) for c in row] for row in rows]
+
+    def leaves(self) -> list[_Leaf]:
+        return [leaf for step in self.steps for leaf in step.leaves()]
 
 
 def _interleave(lists: list[list[Candidate]]) -> list[Candidate]:
@@ -280,14 +295,19 @@ def _checked_output(label: str, texts: list[str], output: Any, n: int) -> list[l
             row = list(row)
         if not all(type(text) is str for text in row):
             for text in row:
-                if not isinstance(text, str):
+                if not isinstance(text, (str, Candidate)) or not isinstance(getattr(text, "text", text), str):
                     raise AugmenterOutputError(
-                        f"augmenter {label!r} returned a {type(text).__name__} candidate for {source[:60]!r}; candidates must be str"
+                        f"augmenter {label!r} returned a {type(text).__name__} candidate for {source[:60]!r}; "
+                        "candidates must be str (or augkit.Candidate, to attach scores)"
                     )
-        if not all(map(str.strip, row)):
-            row = [text for text in row if text.strip()]
+        if not all(_candidate_text(item).strip() for item in row):
+            row = [item for item in row if _candidate_text(item).strip()]
         rows.append(row[:n] if len(row) > n else row)
     return rows
+
+
+def _candidate_text(item: str | Candidate) -> str:
+    return item if type(item) is str else item.text
 
 
 def _checked_filter_output(step: Filter, output: Any, before: list[list[Candidate]]) -> list[list[Candidate]]:
