@@ -148,8 +148,13 @@ class Seq2SeqModel:
         if seed is None:  # beam search: see ROW_MULTIPLE
             rows += [rows[0]] * _filler_items(len(rows), options["num_beams"])
         input_ids, attention_mask = self._pad(rows)
+        from augkit.models.constraints import lean_constraints
+
         with torch.inference_mode(), _seeded(seed, self.device):
-            sequences = self.model.generate(input_ids=input_ids, attention_mask=attention_mask, **options)
+            sequences = self.model.generate(
+                input_ids=input_ids, attention_mask=attention_mask,
+                **lean_constraints(self.model.generation_config, options),
+            )
         decoded = self.tokenizer.batch_decode(sequences, skip_special_tokens=True)
         return [[text.strip() for text in decoded[i * num_return : (i + 1) * num_return]] for i in range(len(batch))]
 
