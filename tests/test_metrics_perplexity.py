@@ -57,7 +57,8 @@ def test_unscorable_and_overlong_texts(tiny_causal_lm):
 
 
 def test_model_is_loaded_once_per_process(tiny_causal_lm):
-    assert load_causal_lm(str(tiny_causal_lm), "cpu") is load_causal_lm(str(tiny_causal_lm), "cpu")
+    first, second = load_causal_lm(str(tiny_causal_lm), "cpu"), load_causal_lm(str(tiny_causal_lm), "cpu")
+    assert first[0] is second[0] and first[1] is second[1]
 
 
 def test_missing_directory_names_the_model_and_what_a_directory_needs(tmp_path):

@@ -68,3 +68,16 @@ def test_a_missing_local_directory_says_what_a_model_directory_holds(tmp_path):
 
     with pytest.raises(ModelNotAvailableError, match="model.safetensors"):
         load_seq2seq(str(tmp_path / "nowhere"), device="cpu")
+
+
+def test_a_hub_id_loads_from_augkit_model_dir_without_the_network(tiny_marian_pair, tmp_path, monkeypatch):
+    import shutil
+
+    from augkit.models import clear_model_cache, load_seq2seq
+
+    shutil.copytree(tiny_marian_pair[0], tmp_path / "Helsinki-NLP" / "opus-mt-en-xx")
+    monkeypatch.setenv(MODEL_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    model = load_seq2seq("Helsinki-NLP/opus-mt-en-xx", device="cpu")
+    assert model.name == "Helsinki-NLP/opus-mt-en-xx" and model.generate(["I lost my card"], num_beams=2).texts[0]
+    clear_model_cache()

@@ -9,16 +9,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from augkit.errors import (
-    InvalidParameterError,
-    MissingDependencyError,
-    ModelNotAvailableError,
-)
+from augkit.errors import InvalidParameterError
 from augkit.metrics._inputs import text_list
-from augkit.model_availability import model_not_available_message
 
 if TYPE_CHECKING:
     import numpy as np
@@ -147,21 +141,14 @@ def _context_length(lm: Any, tokenizer: Any) -> int:
     return limit if isinstance(limit, int) and 1 < limit < 1_000_000 else 1024
 
 
-@lru_cache(maxsize=4)
 def load_causal_lm(model: str, device: str = "cpu") -> tuple[Any, Any]:
-    """``(tokenizer, model)`` for a causal LM id or directory, in eval mode on ``device``;
-    loaded once per (model, device) in this process."""
+    """``(tokenizer, model)`` for a causal LM id or directory (or a folder under
+    ``$AUGKIT_MODEL_DIR``), in eval mode on ``device``; loaded once per (model, device) in
+    this process through :mod:`augkit.models`."""
     if not isinstance(model, str) or not model.strip():
         raise InvalidParameterError(f"model must be a model id or a directory, got {model!r}")
-    try:
-        import torch  # noqa: F401
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-    except ImportError as error:
-        raise MissingDependencyError("perplexity needs torch and transformers: pip install torch transformers") from error
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(model, trust_remote_code=False)
-        lm = AutoModelForCausalLM.from_pretrained(model, use_safetensors=True, trust_remote_code=False)
-    except (OSError, ValueError) as error:
-        raise ModelNotAvailableError(model_not_available_message(model, "causal language", error)) from error
-    return tokenizer, lm.to(device).eval()
+    from augkit.models.loading import load_pretrained
+
+    lm, tokenizer = load_pretrained(model, "causal", device=device, dtype="float32")
+    return tokenizer, lm
 

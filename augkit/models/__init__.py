@@ -14,12 +14,17 @@ from augkit.models.device import resolve_device, resolve_dtype
 from augkit.models.loading import clear_model_cache, load_seq2seq
 from augkit.models.long_inputs import split_sentences
 from augkit.models.seq2seq import GenerationResult, Seq2SeqModel, TargetScore
-from augkit.models.spec import MODEL_DIR_ENV, ModelSource, ModelSpec, resolve_model_source
+from augkit.models.spec import (
+    MODEL_DIR_ENV,
+    ModelSource,
+    ModelSpec,
+    resolve_model_source,
+)
 
 __all__ = [
     "DEFAULT_TOKEN_BUDGET",
-    "GenerationResult",
     "MODEL_DIR_ENV",
+    "GenerationResult",
     "ModelSource",
     "ModelSpec",
     "Seq2SeqModel",

@@ -36,12 +36,29 @@ def load_seq2seq(spec: str | os.PathLike | ModelSpec, *, device: str = "auto", d
 
     source = resolve_model_source(spec)
     device = resolve_device(device)
-    key = (source.location, source.revision, "seq2seq", device, dtype)
+    key = (source.location, source.revision, "seq2seq-runtime", device, dtype)
     with _lock:
         if key not in _cache:
-            model, tokenizer = _load_pretrained(source, device, resolve_dtype(dtype, device))
+            model, tokenizer = _cached_pretrained(source, "seq2seq", device, dtype)
             _cache[key] = Seq2SeqModel(str(source.spec), model, tokenizer, device)
         return _cache[key]
+
+
+def load_pretrained(spec: str | os.PathLike | ModelSpec, kind: str, *, device: str = "auto", dtype: str = "auto") -> tuple[Any, Any]:
+    """``(model, tokenizer)`` of kind ``"seq2seq"`` or ``"causal"`` (language model) for
+    ``spec``, in eval mode on ``device``, shared per process; same resolution, safety and
+    errors as :func:`load_seq2seq`."""
+    source = resolve_model_source(spec)
+    device = resolve_device(device)
+    with _lock:
+        return _cached_pretrained(source, kind, device, dtype)
+
+
+def _cached_pretrained(source: ModelSource, kind: str, device: str, dtype: str) -> tuple[Any, Any]:
+    key = (source.location, source.revision, kind, device, dtype)
+    if key not in _cache:
+        _cache[key] = _load_pretrained(source, kind, device, resolve_dtype(dtype, device))
+    return _cache[key]
 
 
 def clear_model_cache() -> None:
@@ -50,20 +67,27 @@ def clear_model_cache() -> None:
         _cache.clear()
 
 
-def _load_pretrained(source: ModelSource, device: str, torch_dtype: Any) -> tuple[Any, Any]:
+#: Auto class and the name used in messages, per kind of model.
+_KINDS = {"seq2seq": ("AutoModelForSeq2SeqLM", "seq2seq"), "causal": ("AutoModelForCausalLM", "causal language")}
+
+
+def _load_pretrained(source: ModelSource, kind: str, device: str, torch_dtype: Any) -> tuple[Any, Any]:
+    if kind not in _KINDS:
+        raise ValueError(f"kind must be one of {', '.join(_KINDS)}, got {kind!r}")
+    auto_class, description = _KINDS[kind]
     try:
-        from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+        import transformers
     except ImportError as error:
-        raise MissingDependencyError(f"seq2seq models need torch and transformers: {MODELS_EXTRA}") from error
+        raise MissingDependencyError(f"{description} models need torch and transformers: {MODELS_EXTRA}") from error
     options = {"revision": source.revision, "trust_remote_code": False}
     try:
-        tokenizer = _from_local_first(AutoTokenizer.from_pretrained, source, options)
+        tokenizer = _from_local_first(transformers.AutoTokenizer.from_pretrained, source, options)
         model = _from_local_first(
-            AutoModelForSeq2SeqLM.from_pretrained, source,
+            getattr(transformers, auto_class).from_pretrained, source,
             {**options, "use_safetensors": True, "dtype": torch_dtype, "attn_implementation": ATTENTION},
         )
     except (OSError, ValueError) as error:
-        raise ModelNotAvailableError(model_not_available_message(str(source.spec), "seq2seq", error)) from error
+        raise ModelNotAvailableError(model_not_available_message(str(source.spec), description, error)) from error
     return model.to(device).eval(), tokenizer
 
 

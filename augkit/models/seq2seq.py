@@ -16,7 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from augkit.errors import InvalidParameterError
-from augkit.models.batching import DEFAULT_TOKEN_BUDGET, padded_length, token_budget_batches
+from augkit.models.batching import (
+    DEFAULT_TOKEN_BUDGET,
+    padded_length,
+    token_budget_batches,
+)
 from augkit.models.long_inputs import Piece, pack_pieces
 
 #: A model whose tokenizer claims no limit (a huge sentinel) is cut here.
