@@ -46,7 +46,7 @@ def augment_frame(
         **options,
     )
     positions, new_texts, methods = [], [], []
-    scores = score_columns(result.candidates)
+    scores = score_columns(result.candidates, pipeline.score_names)
     score_values: dict[str, list[float]] = {name: [] for name in scores}
     for position, row in enumerate(result.candidates):
         if keep_original:

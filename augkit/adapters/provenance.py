@@ -11,9 +11,11 @@ SOURCE_COLUMN = "augkit_source"
 METHOD_COLUMN = "augkit_method"
 
 
-def score_columns(candidates: Iterable[list[Candidate]]) -> list[str]:
-    """``augkit_<score>`` for every score any filter recorded, in first-seen order."""
-    names: dict[str, None] = {}
+def score_columns(candidates: Iterable[list[Candidate]], declared: Iterable[str] = ()) -> list[str]:
+    """``augkit_<score>`` for every score the pipeline declares (``declared``, so the
+    columns exist even when no candidate carries them) and every score a candidate
+    recorded, in that order."""
+    names: dict[str, None] = dict.fromkeys(declared)
     for row in candidates:
         for candidate in row:
             names.update(dict.fromkeys(candidate.scores))
