@@ -19,3 +19,10 @@ __all__ = ["BackTranslation"]
 @augkit.hookimpl
 def register_augmenters(register):
     register(BackTranslation)
+
+
+@augkit.hookimpl
+def register_commands(register):
+    from augkit_backtranslation import parabank_cli
+
+    register("parabank", parabank_cli.add_arguments, parabank_cli.run, help=parabank_cli.HELP)
