@@ -21,6 +21,14 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+def modules_loaded_by_import(modules: str, watched) -> list[str]:
+    """Which of ``watched`` a fresh interpreter has loaded after ``import <modules>``
+    (comma-separated): for the tests that keep imports light."""
+    code = f"import sys, {modules}; print(','.join(m for m in {tuple(watched)!r} if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return [name for name in done.stdout.strip().split(",") if name]
+
+
 def read_lines(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines()
 
