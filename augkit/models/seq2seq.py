@@ -220,7 +220,9 @@ class Seq2SeqModel:
                 input_ids=input_ids, attention_mask=attention_mask,
                 decoder_input_ids=decoder_input_ids, decoder_attention_mask=label_mask,
             ).logits
-            logprobs = torch.log_softmax(logits.float(), dim=-1).gather(-1, labels.unsqueeze(-1)).squeeze(-1)
+            logits = logits.float()
+            # log_softmax picked at the targets, without writing a second vocabulary-sized tensor
+            logprobs = logits.gather(-1, labels.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, dim=-1)
             sums = (logprobs * label_mask).double().sum(dim=1)
         return [float(value) for value in sums.cpu()]
 

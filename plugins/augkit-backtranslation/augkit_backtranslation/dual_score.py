@@ -1,4 +1,4 @@
-"""Dual scoring (Jiang et al., MT-parabank): rank a translation by its forward probability
+"""Dual scoring (Hao et al., 2022, ParaZh-22M: the MT-parabank paper, §2.4): rank a translation by its forward probability
 plus the reverse model's teacher-forced probability of the source given the translation,
 per token. Round trips chain two translations, so a back-translated candidate gets both
 legs scored both ways.
