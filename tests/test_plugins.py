@@ -206,4 +206,4 @@ def test_unknown_method_suggests_close_names_and_lists_all():
         augkit.augment(pd.DataFrame({"text": ["a b"]}), method="edaa")
     message = str(caught.value)
     assert "unknown method 'edaa'; did you mean 'eda'" in message
-    assert "available: aeda, eda" in message
+    assert "available: aeda, backtranslation, eda" in message
