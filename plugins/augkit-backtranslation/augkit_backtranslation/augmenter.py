@@ -8,10 +8,9 @@ import warnings
 from collections.abc import Sequence
 
 import augkit
-from augkit.metrics import edit_distance_ratio
-
 from augkit_backtranslation.candidates import RoundTripCandidate
 from augkit_backtranslation.dual_score import SCORINGS
+from augkit_backtranslation.parabank import filter_candidates
 from augkit_backtranslation.round_trip import (
     DEFAULT_BACKWARD_MODEL,
     DEFAULT_FORWARD_MODEL,
@@ -180,26 +179,12 @@ def select_candidates(
     and spacing, not a repeat, and at least ``min_edit_ratio`` away from the source by
     character edit distance. Scored ones come back as :class:`augkit.Candidate` with the
     score, unscored ones as plain strings."""
-    seen = {_normalised(source)}
-    kept: list = []
+    kept, _ = filter_candidates(source, [candidate.text for candidate in candidates], min_edit_ratio=min_edit_ratio)
+    first = {}
     for candidate in candidates:
-        if len(kept) == n:
-            break
-        key = _normalised(candidate.text)
-        if not key or key in seen:
-            continue
-        seen.add(key)
-        if edit_distance_ratio(candidate.text, source) < min_edit_ratio:
-            continue
-        if candidate.score is None:
-            kept.append(candidate.text)
-        else:
-            kept.append(augkit.Candidate(candidate.text, "", {SCORE_NAME: candidate.score}))
-    return kept
-
-
-def _normalised(text: str) -> str:
-    return " ".join(text.casefold().split())
+        first.setdefault(candidate.text, candidate)
+    chosen = [first[survivor.text] for survivor in kept[:n]]
+    return [c.text if c.score is None else augkit.Candidate(c.text, "", {SCORE_NAME: c.score}) for c in chosen]
 
 
 def _pivot_list(pivots: str | Sequence[str] | None, engine: str) -> tuple[str, ...]:
