@@ -1,18 +1,20 @@
-"""Reading and writing tables for the command line: CSV, TSV, JSONL and Parquet.
+"""Reading and writing tables for the command line: CSV, TSV, JSONL, Parquet and Excel (.xlsx).
 
 CSV and TSV cells are read as the exact strings in the file (no type guessing, no NA
-parsing), so labels such as ``007`` or ``NA`` come back out byte for byte. JSON Lines and
-Parquet keep their own types.
+parsing), so labels such as ``007`` or ``NA`` come back out byte for byte; so are the cells
+of an Excel sheet (its first sheet), through openpyxl. JSON Lines and Parquet keep their own
+types.
 """
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 from typing import Any
 
 from augkit.errors import InputError
 
-FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
+FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx"}
 
 
 def table_format(path: str | Path) -> str:
@@ -42,11 +44,14 @@ def read_table(path: str | Path) -> Any:
             # pandas 3 converts nothing once dtype=False; pandas 2 also needs convert_dates.
             dates = {} if int(pd.__version__.split(".")[0]) >= 3 else {"convert_dates": False}
             return pd.read_json(path, lines=True, dtype=False, **dates)
+        if fmt == "xlsx":
+            _require_excel_engine()
+            return pd.read_excel(path, dtype=str, keep_default_na=False, na_filter=False, engine="openpyxl")
         _require_parquet_engine()
         return pd.read_parquet(path)
     except pd.errors.EmptyDataError:
         raise InputError(f"input file {str(path)!r} is empty (not even a header line)") from None
-    except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as error:
+    except (pd.errors.ParserError, ValueError, UnicodeDecodeError, zipfile.BadZipFile) as error:
         raise InputError(f"cannot read {str(path)!r} as {fmt}: {error}") from None
 
 
@@ -59,6 +64,9 @@ def write_table(frame: Any, path: str | Path) -> None:
         frame.to_csv(temporary, sep="," if fmt == "csv" else "\t", index=False, compression=_compression(target))
     elif fmt == "jsonl":
         frame.to_json(temporary, orient="records", lines=True, force_ascii=False, compression=_compression(target))
+    elif fmt == "xlsx":
+        _require_excel_engine()
+        frame.to_excel(temporary, index=False, engine="openpyxl")
     else:
         _require_parquet_engine()
         frame.to_parquet(temporary, index=False)
@@ -75,3 +83,10 @@ def _require_parquet_engine() -> None:
         import pyarrow  # noqa: F401
     except ImportError:
         raise InputError("Parquet needs pyarrow: pip install 'augkit[parquet]'") from None
+
+
+def _require_excel_engine() -> None:
+    try:
+        import openpyxl  # noqa: F401
+    except ImportError:
+        raise InputError("Excel files need openpyxl: pip install 'augkit[excel]'") from None

@@ -45,7 +45,7 @@ def test_same_seed_same_file(banking_csv, tmp_path):
     assert outputs[0] == outputs[1]
 
 
-@pytest.mark.parametrize("suffix", [".csv", ".tsv", ".jsonl", ".parquet", ".csv.gz"])
+@pytest.mark.parametrize("suffix", [".csv", ".tsv", ".jsonl", ".parquet", ".csv.gz", ".xlsx"])
 def test_formats_round_trip_labels_exactly(shared_data, tmp_path, suffix):
     folder = shared_data / "banking77" / "jianguoz" / "train_10"
     texts = (folder / "seq.in").read_text().splitlines()[:20]
@@ -54,14 +54,16 @@ def test_formats_round_trip_labels_exactly(shared_data, tmp_path, suffix):
     source = tmp_path / f"in{suffix}"
     writers = {".csv": lambda p: frame.to_csv(p, index=False), ".csv.gz": lambda p: frame.to_csv(p, index=False),
                ".tsv": lambda p: frame.to_csv(p, sep="\t", index=False),
-               ".jsonl": lambda p: frame.to_json(p, orient="records", lines=True), ".parquet": lambda p: frame.to_parquet(p)}
+               ".jsonl": lambda p: frame.to_json(p, orient="records", lines=True), ".parquet": lambda p: frame.to_parquet(p),
+               ".xlsx": lambda p: frame.to_excel(p, index=False)}
     writers[suffix](source)
     target = tmp_path / f"out{suffix}"
     done = run_cli("augment", source, "-m", "aeda", "-n", 1, "--seed", 0, "-o", target)
     assert done.returncode == 0, done.stderr
     readers = {".csv": lambda p: pd.read_csv(p, dtype=str, keep_default_na=False), ".csv.gz": lambda p: pd.read_csv(p, dtype=str, keep_default_na=False),
                ".tsv": lambda p: pd.read_csv(p, sep="\t", dtype=str, keep_default_na=False),
-               ".jsonl": lambda p: pd.read_json(p, lines=True, dtype=False), ".parquet": pd.read_parquet}
+               ".jsonl": lambda p: pd.read_json(p, lines=True, dtype=False), ".parquet": pd.read_parquet,
+               ".xlsx": lambda p: pd.read_excel(p, dtype=str, keep_default_na=False)}
     out = readers[suffix](target)
     codes = out["code"].tolist()
     assert codes.count("007") == 10 + 9 and codes.count("NA") == 10 + 10  # row 3 (empty text) has no copy

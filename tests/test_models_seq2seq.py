@@ -12,6 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+from augkit.errors import InvalidParameterError  # noqa: E402
 from augkit.models import clear_model_cache, load_seq2seq  # noqa: E402
 
 
@@ -120,3 +121,12 @@ def test_sampling_is_reproducible_per_seed_whatever_the_batch_and_leaves_global_
 def test_clearing_the_cache_loads_a_fresh_model(tiny_marian_pair, forward_model):
     clear_model_cache()
     assert load_seq2seq(str(tiny_marian_pair[0]), device="cpu") is not forward_model
+
+
+def test_top_k_restricts_sampling_and_bad_values_are_refused(forward_model, sentences):
+    greedy = forward_model.generate(sentences[:4], do_sample=True, top_k=1, num_return=4, seeds=[1, 2, 3, 4]).texts
+    assert all(len(set(row)) == 1 for row in greedy)  # only the likeliest token at each step
+    beam_one = forward_model.generate(sentences[:4], num_beams=1, num_return=1).texts
+    assert [row[0] for row in greedy] == [row[0] for row in beam_one]
+    with pytest.raises(InvalidParameterError, match="top_k must be an integer >= 0"):
+        forward_model.generate(sentences[:1], do_sample=True, top_k=-3, seeds=[0])

@@ -103,6 +103,7 @@ class Seq2SeqModel:
         num_return: int = 1,
         do_sample: bool = False,
         top_p: float | None = None,
+        top_k: int | None = None,
         seeds: Sequence[int] | None = None,
         max_new_tokens: int | None = None,
         min_new_tokens: int | None = None,
@@ -115,18 +116,19 @@ class Seq2SeqModel:
         """Generate ``num_return`` sequences for each text.
 
         Beam search (``num_beams`` >= ``num_return``) by default; ``do_sample=True`` samples
-        instead (nucleus sampling with ``top_p``), one text at a time seeded by
+        instead (nucleus sampling with ``top_p``, restricted to the ``top_k`` likeliest tokens
+        when given; 0 lifts the model's own top-k default), one text at a time seeded by
         ``seeds[i]`` so that a text's samples do not depend on the other texts. Texts
         longer than ``max_input_tokens`` (default: the model's limit) are split into
         sentences which are generated separately and joined (``long_inputs="split"``), or
         cut (``"truncate"``); the result lists them and a warning says how many. Empty
         texts get no outputs.
         """
-        _check_generation_options(num_beams, num_return, do_sample, top_p, seeds, len(texts))
+        _check_generation_options(num_beams, num_return, do_sample, top_p, seeds, len(texts), top_k)
         limit = self._limit(max_input_tokens)
         units, split, truncated = self._units(texts, limit, long_inputs)
         _warn_long_inputs(self.name, limit, split, truncated, len(texts))
-        options = self._generation_options(num_beams, num_return, do_sample, top_p, max_new_tokens, min_new_tokens)
+        options = self._generation_options(num_beams, num_return, do_sample, top_p, top_k, max_new_tokens, min_new_tokens)
         outputs: dict[tuple[int, int], list[str]] = {}
         with _progress_bar(len(units), progress, description) as bar:
             for batch in self._generation_batches(units, num_beams, num_return, do_sample, token_budget):
@@ -162,11 +164,13 @@ class Seq2SeqModel:
         decoded = self.tokenizer.batch_decode(sequences, skip_special_tokens=True)
         return [[text.strip() for text in decoded[i * num_return : (i + 1) * num_return]] for i in range(len(batch))]
 
-    def _generation_options(self, num_beams, num_return, do_sample, top_p, max_new_tokens, min_new_tokens) -> dict:
+    def _generation_options(self, num_beams, num_return, do_sample, top_p, top_k, max_new_tokens, min_new_tokens) -> dict:
         options: dict[str, Any] = {"num_return_sequences": num_return, "do_sample": do_sample}
         options["num_beams"] = 1 if do_sample else num_beams
         if do_sample and top_p is not None:
             options["top_p"] = top_p
+        if do_sample and top_k is not None:
+            options["top_k"] = top_k
         if max_new_tokens is not None:
             options["max_new_tokens"] = max_new_tokens
         if min_new_tokens is not None:
@@ -331,7 +335,7 @@ def _join_pieces(texts, units: list[_Unit], outputs: dict, num_return: int) -> l
     return joined
 
 
-def _check_generation_options(num_beams, num_return, do_sample, top_p, seeds, count) -> None:
+def _check_generation_options(num_beams, num_return, do_sample, top_p, seeds, count, top_k=None) -> None:
     for name, value in (("num_beams", num_beams), ("num_return", num_return)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise InvalidParameterError(f"{name} must be an integer >= 1, got {value!r}")
@@ -339,6 +343,8 @@ def _check_generation_options(num_beams, num_return, do_sample, top_p, seeds, co
         raise InvalidParameterError(f"beam search returns at most num_beams sequences: num_return={num_return} > num_beams={num_beams}")
     if top_p is not None and not 0 < top_p <= 1:
         raise InvalidParameterError(f"top_p must be in (0, 1], got {top_p!r}")
+    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0):
+        raise InvalidParameterError(f"top_k must be an integer >= 0 (0: no top-k cut), got {top_k!r}")
     if seeds is not None and len(seeds) != count:
         raise InvalidParameterError(f"seeds must have one seed per text: {len(seeds)} seeds for {count} texts")
 
