@@ -17,7 +17,7 @@ def model_not_available_message(model: str, kind: str, error: BaseException, *, 
         lines += [
             "  provide it in one of these ways:",
             "  - pass a local directory that holds the model (saved with save_pretrained, safetensors weights)",
-            f"  - or put that directory at $AUGKIT_MODEL_DIR/{model} (AUGKIT_MODEL_DIR may list several folders)",
+            f"  - or put that directory at $AUGKIT_MODEL_DIR/{model.partition('@')[0]} (AUGKIT_MODEL_DIR may list several folders)",
             "  - on a machine with network, download it into the Hugging Face cache (HF_HOME) and copy that cache here",
         ]
         if alternative:

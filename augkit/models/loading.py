@@ -54,6 +54,15 @@ def load_pretrained(spec: str | os.PathLike | ModelSpec, kind: str, *, device: s
         return _cached_pretrained(source, kind, device, dtype)
 
 
+def load_for_training(spec: str | os.PathLike | ModelSpec, kind: str = "seq2seq", *, device: str = "cpu") -> tuple[Any, Any]:
+    """A fresh ``(model, tokenizer)`` to fine-tune: not shared with the inference cache (its
+    weights will change), in float32 and train mode; same resolution, safety and errors as
+    :func:`load_seq2seq`."""
+    device = resolve_device(device)
+    model, tokenizer = _load_pretrained(resolve_model_source(spec), kind, device, resolve_dtype("float32", device))
+    return model.train(), tokenizer
+
+
 def _cached_pretrained(source: ModelSource, kind: str, device: str, dtype: str) -> tuple[Any, Any]:
     key = (source.location, source.revision, kind, device, dtype)
     if key not in _cache:

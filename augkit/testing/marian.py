@@ -23,7 +23,6 @@ stays light.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import warnings
@@ -32,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from augkit.errors import MissingDependencyError
+from augkit.testing.sentencepiece_training import train_sentencepiece
 
 # Marian's own vocabulary layout (opus-mt vocab.json): "</s>" is 0, "<unk>" is 1, the
 # SentencePiece pieces follow, "<pad>" is the last id; the pad id doubles as the decoder
@@ -125,7 +125,7 @@ def build_marian_model(
     """
     return _write_model(
         Path(folder),
-        _train_sentencepiece(texts, vocab_size),
+        train_sentencepiece(texts, vocab_size),
         padded_vocab_size=padded_vocab_size,
         d_model=d_model,
         layers=layers,
@@ -152,37 +152,11 @@ def build_marian_pair(
     ('en-de', 'de-en')
     """
     seed = kwargs.pop("seed", 0)
-    sentencepiece_model = _train_sentencepiece(texts, kwargs.pop("vocab_size", 400))
+    sentencepiece_model = train_sentencepiece(texts, kwargs.pop("vocab_size", 400))
     root = Path(root)
     forward = _write_model(root / f"en-{pivot}", sentencepiece_model, seed=seed, **kwargs)
     backward = _write_model(root / f"{pivot}-en", sentencepiece_model, seed=seed + 1, **kwargs)
     return forward, backward
-
-
-def _train_sentencepiece(texts: Sequence[str], vocab_size: int) -> bytes:
-    """A serialised SentencePiece unigram model trained on ``texts``."""
-    if isinstance(texts, str) or not len(texts):
-        raise ValueError("texts must be a non-empty sequence of sentences")
-    try:
-        import sentencepiece
-    except ImportError as error:
-        raise MissingDependencyError("building a Marian model needs sentencepiece: pip install sentencepiece") from error
-
-    model = io.BytesIO()
-    sentencepiece.SentencePieceTrainer.train(
-        sentence_iterator=iter(texts),
-        model_writer=model,
-        model_type="unigram",
-        vocab_size=vocab_size,
-        # Small or repetitive corpora cannot fill vocab_size; settle for fewer pieces.
-        hard_vocab_limit=False,
-        # Every character of the training texts gets a piece, so they round-trip.
-        character_coverage=1.0,
-        # One thread: deterministic, and polite on a shared machine.
-        num_threads=1,
-        minloglevel=2,
-    )
-    return model.getvalue()
 
 
 def _marian_vocab(sentencepiece_model: bytes, padded_vocab_size: int | None) -> dict[str, int]:

@@ -1,0 +1,80 @@
+"""Randomly initialised T5 models, saved as a local model directory.
+
+The FAQ paraphraser is a fine-tuned t5-base (900 MB); tests of paraphrasing and of
+``augkit train paraphraser`` need the same architecture in miniature. :func:`build_t5_model`
+writes ``config.json``, ``generation_config.json``, ``model.safetensors`` and a T5 tokenizer
+(T5's layout: ``<pad>`` 0, ``</s>`` 1, ``<unk>`` 2, then unigram pieces trained on ``texts``),
+which ``AutoModelForSeq2SeqLM`` / ``AutoTokenizer`` load like a user's t5 copy.
+
+>>> from augkit.testing import build_t5_model
+>>> folder = build_t5_model("t5-tiny", ["How do I learn Python?", "What is the best way to learn Python?"])  # doctest: +SKIP
+
+torch, transformers and sentencepiece are imported on first use.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from augkit.errors import MissingDependencyError
+from augkit.testing.sentencepiece_training import train_sentencepiece
+
+
+def build_t5_model(
+    folder: str | os.PathLike,
+    texts: Sequence[str],
+    *,
+    vocab_size: int = 300,
+    d_model: int = 32,
+    layers: int = 2,
+    heads: int = 2,
+    ffn_dim: int = 64,
+    seed: int = 0,
+    max_length: int = 512,
+) -> Path:
+    """Write a randomly initialised T5 model and its tokenizer to ``folder``.
+
+    Parameters
+    ----------
+    folder : str or os.PathLike
+        The model directory (created if missing; files in it are overwritten).
+    texts : sequence of str
+        Sentences the tokenizer is trained on; their characters round-trip.
+    vocab_size : int
+        Pieces asked of SentencePiece (fewer when ``texts`` cannot support that many).
+    d_model, layers, heads, ffn_dim : int
+        Width, encoder (and decoder) layers, attention heads, feed-forward width
+        (``d_kv`` is ``d_model // heads``).
+    seed : int
+        Seeds the weights inside ``torch.random.fork_rng``; same arguments, same files.
+    max_length : int
+        The tokenizer's ``model_max_length`` (T5 has relative positions, no hard limit).
+    """
+    try:
+        import sentencepiece
+        import torch
+        import transformers
+    except ImportError as error:
+        raise MissingDependencyError("building a T5 model needs torch, transformers and sentencepiece: pip install 'augkit[models]'") from error
+
+    serialized = train_sentencepiece(texts, vocab_size, pad_id=0, eos_id=1, unk_id=2, bos_id=-1)
+    processor = sentencepiece.SentencePieceProcessor(model_proto=serialized)
+    vocab = [(processor.id_to_piece(i), processor.get_score(i)) for i in range(processor.get_piece_size())]
+    vocab[:3] = [("<pad>", 0.0), ("</s>", 0.0), ("<unk>", 0.0)]
+    tokenizer = transformers.T5Tokenizer(vocab=vocab, extra_ids=0, model_max_length=max_length)
+
+    config = transformers.T5Config(
+        vocab_size=len(vocab), d_model=d_model, d_kv=max(d_model // heads, 1), d_ff=ffn_dim,
+        num_layers=layers, num_decoder_layers=layers, num_heads=heads,
+        pad_token_id=0, eos_token_id=1, decoder_start_token_id=0,
+    )
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        model = transformers.T5ForConditionalGeneration(config)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(folder, safe_serialization=True)
+    tokenizer.save_pretrained(folder)
+    return folder
