@@ -110,7 +110,7 @@ def test_bad_files_exit_2(tmp_path):
     assert done.returncode == 0 and "read 0 rows" in done.stderr
     done = run_cli("augment", tmp_path / "missing.csv", "-m", "eda", "-o", tmp_path / "o.csv")
     assert done.returncode == 2 and "does not exist" in done.stderr
-    done = run_cli("augment", header_only, "-m", "eda", "-o", tmp_path / "o.xlsx")
+    done = run_cli("augment", header_only, "-m", "eda", "-o", tmp_path / "o.docx")
     assert done.returncode == 2 and "cannot tell the format" in done.stderr
     assert run_cli("augment", header_only, "-o", tmp_path / "o.csv").returncode == 2  # argparse: -m missing
 
