@@ -111,5 +111,5 @@ def test_an_empty_input_exits_2(tmp_path, capsys, content, message):
 
 
 def test_an_unknown_output_format_exits_2_before_any_work(tmp_path, table, capsys):
-    assert main(["parabank", str(table), "-o", str(tmp_path / "pairs.xlsx"), "--engine", "bergamot"]) == 2
+    assert main(["parabank", str(table), "-o", str(tmp_path / "pairs.docx"), "--engine", "bergamot"]) == 2
     assert "cannot tell the format of" in capsys.readouterr().err
