@@ -5,16 +5,16 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 NLTK_DATA := $(CURDIR)/.cache/nltk_data
-PACKAGES := -e . -e plugins/augkit-eda -e plugins/augkit-aeda -e plugins/augkit-backtranslation
+PACKAGES := -e . -e plugins/augkit-eda -e plugins/augkit-aeda -e plugins/augkit-backtranslation -e plugins/augkit-faq
 PROJECT_FILES := .ci/constraints.txt pyproject.toml plugins/augkit-eda/pyproject.toml plugins/augkit-aeda/pyproject.toml \
-	plugins/augkit-backtranslation/pyproject.toml
+	plugins/augkit-backtranslation/pyproject.toml plugins/augkit-faq/pyproject.toml
 
-.PHONY: demo test bench fewshot setup setup-test wordnet-for-nltk clean
+.PHONY: demo test bench fewshot setup setup-test wordnet-for-nltk chromium-for-tests clean
 
 demo: $(VENV)/.runtime
 	$(BIN)/python examples/banking77_demo.py
 
-test: $(VENV)/.test wordnet-for-nltk
+test: $(VENV)/.test wordnet-for-nltk chromium-for-tests
 	NLTK_DATA=$(NLTK_DATA) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: $(VENV)/.bench wordnet-for-nltk
@@ -50,6 +50,10 @@ $(VENV)/.bench: $(VENV)/.runtime
 # WordNet as NLTK reads it: only for the lexicon-equivalence tests and the nlpaug benchmark.
 wordnet-for-nltk:
 	scripts/nltk_wordnet.sh $(NLTK_DATA)
+
+# Debian's Chromium: only for the web UI's real-browser test (Playwright drives it).
+chromium-for-tests:
+	scripts/chromium_for_tests.sh
 
 clean:
 	rm -rf $(VENV) .cache .pytest_cache .hypothesis

@@ -159,3 +159,39 @@ def tiny_marian_pair(shared_data, tmp_path_factory) -> tuple[Path, Path]:
     texts = read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
     # init_std 1.0: outputs that depend on the input, so order and batching mistakes show
     return build_marian_pair(tmp_path_factory.mktemp("tiny-marian"), texts, max_positions=64, init_std=1.0)
+
+
+@pytest.fixture(scope="session")
+def stackfaq(shared_data):
+    """StackFAQ's 125 threads as an FAQ table (question, first answer)."""
+    from benchmarks.faq.data import load_stackfaq
+
+    return load_stackfaq(shared_data).faq
+
+
+@pytest.fixture(scope="session")
+def covid_faq(shared_data):
+    """The JHU COVID FAQ's 68 entries as an FAQ table (question, answer)."""
+    from benchmarks.faq.data import load_covid_faq
+
+    return load_covid_faq(shared_data).faq
+
+
+@pytest.fixture(scope="session")
+def quora_pairs(shared_data):
+    """The first 120 Quora duplicate-question pairs (line i of val.q1 paraphrases line i of val.q2)."""
+    import pandas as pd
+
+    folder = shared_data / "quora_pairs" / "paragen" / "head_0a142eb"
+    return pd.DataFrame({"source": read_lines(folder / "val.q1")[:120], "target": read_lines(folder / "val.q2")[:120]})
+
+
+@pytest.fixture(scope="session")
+def tiny_t5(quora_pairs, tmp_path_factory) -> Path:
+    """A random T5 (32 wide, 2 layers) with a tokenizer trained on the Quora slice."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from augkit.testing import build_t5_model
+
+    texts = quora_pairs["source"].tolist() + quora_pairs["target"].tolist()
+    return build_t5_model(tmp_path_factory.mktemp("t5") / "tiny-t5", texts)

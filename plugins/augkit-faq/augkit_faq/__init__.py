@@ -1,0 +1,32 @@
+"""augkit-faq: grow a small FAQ with paraphrases of its questions that keep their answer
+(Ng 2021, "Generating domain-specific paraphrases of questions from FAQ").
+
+Abbreviations written "Expansion (ABBR)" are shortened before generation and restored after;
+a seq2seq paraphraser (or any augkit method) proposes candidates; a candidate is kept when it
+means the same as its question (similarity >= 0.8) and, used as a query, retrieves its own
+question first among all the FAQ's questions. Commands: ``augkit faq``, ``augkit train
+paraphraser`` and ``augkit serve``. Importing this package loads no model library.
+"""
+
+from __future__ import annotations
+
+import augkit
+
+from augkit_faq.augmenter import FaqParaphraser
+from augkit_faq.faq import FaqResult, paraphrase_faq
+
+__all__ = ["FaqParaphraser", "FaqResult", "paraphrase_faq"]
+
+
+@augkit.hookimpl
+def register_augmenters(register):
+    register(FaqParaphraser)
+
+
+@augkit.hookimpl
+def register_commands(register):
+    from augkit_faq import faq_cli, serve_cli, train_cli
+
+    register("faq", faq_cli.add_arguments, faq_cli.run, help=faq_cli.HELP)
+    register("train", train_cli.add_arguments, train_cli.run, help=train_cli.HELP)  # `augkit train paraphraser`
+    register("serve", serve_cli.add_arguments, serve_cli.run, help=serve_cli.HELP)

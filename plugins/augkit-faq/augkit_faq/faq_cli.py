@@ -1,0 +1,98 @@
+"""``augkit faq``: augment an FAQ file with paraphrases of its questions.
+
+    augkit faq faq.csv --question-column question --answer-column answer -n 5 -o faq-augmented.csv
+    augkit faq faq.xlsx -q Q -a A --generator backtranslation -o out.xlsx --candidates review.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from augkit_faq.faq import DEFAULT_MIN_SIMILARITY
+from augkit_faq.generators import (
+    DEFAULT_GENERATOR,
+    DEFAULT_MAX_LENGTH,
+    DEFAULT_NUM_RETURN,
+    DEFAULT_TOP_K,
+    DEFAULT_TOP_P,
+    OFFLINE_GENERATOR,
+)
+
+HELP = "augment an FAQ (question, answer) table with paraphrases of its questions (Ng 2021)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``augkit faq``."""
+    parser.description = (
+        "Paraphrase every question of an FAQ and pair each accepted paraphrase with its question's answer "
+        "(Ng 2021). Terms written 'Expansion (ABBR)' are shortened before generation and restored after; "
+        "candidates that repeat the question or each other are dropped; a candidate is accepted when its "
+        "similarity to the question is at least --min-similarity and, used as a query against all the FAQ's "
+        "questions, it retrieves its own question first. The output holds every original row, each followed "
+        "by its accepted paraphrases with augkit_source, augkit_method, augkit_semantic, "
+        "augkit_label_integrity and augkit_rank."
+    )
+    parser.add_argument("input", metavar="INPUT", help="the FAQ: .csv, .tsv, .jsonl, .parquet or .xlsx")
+    parser.add_argument("-o", "--output", required=True, help="augmented FAQ to write (same formats)")
+    parser.add_argument("-q", "--question-column", required=True, help="column of the questions")
+    parser.add_argument("-a", "--answer-column", required=True, help="column of the answers")
+    parser.add_argument("-n", type=int, default=None, help="most paraphrases kept per question, most similar first (default: all accepted)")
+    parser.add_argument(
+        "-g", "--generator", default=DEFAULT_GENERATOR,
+        help=f"seq2seq paraphrase model id or directory, or an augkit method such as {OFFLINE_GENERATOR!r} "
+             f"(offline); prefix model: or method: to force either (default: {DEFAULT_GENERATOR})",
+    )
+    parser.add_argument("--num-return", type=int, default=DEFAULT_NUM_RETURN, help=f"candidates per question (default: {DEFAULT_NUM_RETURN})")
+    parser.add_argument("--top-k", type=int, default=DEFAULT_TOP_K, help=f"model sampling: top-k (default: {DEFAULT_TOP_K})")
+    parser.add_argument("--top-p", type=float, default=DEFAULT_TOP_P, help=f"model sampling: top-p (default: {DEFAULT_TOP_P})")
+    parser.add_argument("--max-length", type=int, default=DEFAULT_MAX_LENGTH, help=f"model sampling: most tokens per candidate (default: {DEFAULT_MAX_LENGTH})")
+    parser.add_argument("--min-similarity", type=float, default=DEFAULT_MIN_SIMILARITY,
+                        help=f"selection step (a): lowest similarity to the question (default: {DEFAULT_MIN_SIMILARITY})")
+    parser.add_argument("--encoder", default=None, help="sentence-transformers model of both steps (default: all-MiniLM-L6-v2, packaged)")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default: cpu)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    parser.add_argument("--candidates", default=None, metavar="FILE",
+                        help="also write every candidate with its scores and status (accepted or why not) to FILE")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="progress bar (default: when standard error is a terminal)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read, paraphrase, write; print the counts per step to standard error."""
+    from augkit.table_io import read_table, table_format, write_table
+
+    from augkit_faq.faq import paraphrase_faq
+
+    table_format(args.output)  # an unknown output format fails before any work
+    if args.candidates:
+        table_format(args.candidates)
+    frame = read_table(args.input)
+    started = time.perf_counter()
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    result = paraphrase_faq(
+        frame, args.question_column, args.answer_column, n=args.n, generator=args.generator, seed=args.seed,
+        num_return=args.num_return, top_k=args.top_k, top_p=args.top_p, max_length=args.max_length,
+        min_similarity=args.min_similarity, encoder=args.encoder, device=args.device, progress=progress,
+    )
+    write_table(result.table, args.output)
+    if args.candidates:
+        write_table(result.candidates, args.candidates)
+    print(format_summary(result.summary, time.perf_counter() - started), file=sys.stderr)
+    return 0
+
+
+def format_summary(summary: dict, seconds: float) -> str:
+    """The per-step counts as a few readable lines."""
+    questions = max(summary["paraphrased"], 1)
+    lines = [
+        f"augkit faq ({summary['generator']}): {summary['rows']} rows, {summary['paraphrased']} questions paraphrased in {seconds:.1f} s",
+        f"  generated {summary['generated']} ({summary['generated'] / questions:.1f} per question), "
+        f"unique {summary['unique']}, similar enough {summary['after_semantic']}, "
+        f"retrieve their own question {summary['after_integrity']}, kept {summary['accepted']}",
+        f"  {summary['questions_with_paraphrases']} of {summary['paraphrased']} questions got at least one paraphrase; "
+        f"output: {summary['rows'] + summary['accepted']} rows",
+    ]
+    lines.extend(f"  note: {note}" for note in summary.get("notes", []))
+    return "\n".join(lines)

