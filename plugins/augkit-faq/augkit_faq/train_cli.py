@@ -1,0 +1,100 @@
+"""``augkit train paraphraser``: fine-tune a seq2seq paraphraser on paraphrase pairs.
+
+    augkit train paraphraser --pairs quora/val.q1 quora/val.q2 -o my-paraphraser
+    augkit train paraphraser --table pairs.tsv --source-column q1 --target-column q2 -o out --resume
+    augkit faq faq.csv -q question -a answer --generator my-paraphraser -o faq-augmented.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import fields
+
+from augkit_faq.training import DEFAULT_BASE_MODEL, TrainingSettings
+
+HELP = "train models for augkit methods: `augkit train paraphraser` fine-tunes a T5 paraphraser (Ng 2021)"
+TARGETS = {"paraphraser": "fine-tune a seq2seq model on paraphrase pairs, the FAQ thesis' recipe"}
+
+#: Option help for each TrainingSettings field; defaults are read from the dataclass.
+_SETTING_HELP = {
+    "max_length": "longest input and target, in tokens",
+    "learning_rate": "learning rate (AdamW, linear decay)",
+    "weight_decay": "AdamW weight decay",
+    "adam_epsilon": "AdamW epsilon",
+    "warmup_steps": "learning-rate warm-up steps",
+    "batch_size": "training pairs per device step",
+    "eval_batch_size": "pairs per evaluation step",
+    "epochs": "passes over the pairs",
+    "gradient_accumulation": "device steps per optimisation step",
+    "max_grad_norm": "gradient clipping norm",
+    "seed": "random seed (weights of new layers, data order)",
+    "max_steps": "stop after this many optimisation steps (-1: run all epochs)",
+    "save_steps": "write a checkpoint every this many optimisation steps",
+    "save_total_limit": "checkpoints kept",
+    "logging_steps": "log the loss every this many optimisation steps",
+    "eval_fraction": "share of pairs held out to report an evaluation loss each epoch (0: none)",
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``augkit train TARGET``; one target so far, ``paraphraser``."""
+    targets = parser.add_subparsers(dest="train_target", metavar="TARGET", required=True)
+    paraphraser = targets.add_parser("paraphraser", help=TARGETS["paraphraser"])
+    paraphraser.description = (
+        "Fine-tune a seq2seq model (default t5-base) on paraphrase pairs, each turned into the input "
+        "'paraphrase: <source> </s>' and the target '<target> </s>' (Ng 2021, section 3.4). Defaults are the "
+        "thesis' hyper-parameters. The output folder is a model directory that `augkit faq --generator FOLDER` "
+        "loads; checkpoints go there too, and --resume continues from the newest."
+    )
+    source = paraphraser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--pairs", nargs=2, metavar=("SOURCES", "TARGETS"),
+                        help="two parallel text files, line i of the first paraphrased by line i of the second "
+                             "(e.g. ../shared/data/quora_pairs/paragen/head_0a142eb/val.q1 and val.q2)")
+    source.add_argument("--table", metavar="FILE", help="a .csv/.tsv/.jsonl/.parquet/.xlsx table of pairs")
+    paraphraser.add_argument("--source-column", default="source", help="with --table: the column of the sources (default: source)")
+    paraphraser.add_argument("--target-column", default="target", help="with --table: the column of the paraphrases (default: target)")
+    paraphraser.add_argument("-o", "--output", required=True, help="folder to write the model and checkpoints to")
+    paraphraser.add_argument("-m", "--model", default=DEFAULT_BASE_MODEL, help=f"base model id or directory (default: {DEFAULT_BASE_MODEL})")
+    paraphraser.add_argument("--limit", type=int, default=None, help="train on the first N pairs only")
+    paraphraser.add_argument("--resume", action="store_true", help="continue from the newest checkpoint in --output")
+    paraphraser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default: cpu)")
+    paraphraser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                             help="progress bar (default: when standard error is a terminal)")
+    defaults = TrainingSettings()
+    for setting in fields(TrainingSettings):
+        default = getattr(defaults, setting.name)
+        paraphraser.add_argument(
+            f"--{setting.name.replace('_', '-')}", type=type(default), default=default,
+            help=f"{_SETTING_HELP[setting.name]} (default: {default})",
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read the pairs, train, print where the model went and how the loss moved."""
+    from augkit_faq.training import read_pairs, train_paraphraser
+
+    settings = TrainingSettings(**{f.name: getattr(args, f.name) for f in fields(TrainingSettings)})
+    settings.check()
+    read = read_pairs(
+        lines=tuple(args.pairs) if args.pairs else None, table=args.table,
+        source_column=args.source_column, target_column=args.target_column, limit=args.limit,
+    )
+    if read.skipped:
+        print(f"augkit train: skipped {read.skipped} pairs with an empty side", file=sys.stderr)
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    started = time.perf_counter()
+    result = train_paraphraser(read.pairs, args.output, model=args.model, settings=settings, resume=args.resume,
+                               device=args.device, progress=progress)
+    seconds = time.perf_counter() - started
+    losses = result.losses
+    moved = f"; loss {losses[0][1]:.3f} (step {losses[0][0]}) -> {losses[-1][1]:.3f} (step {losses[-1][0]})" if losses else ""
+    resumed = f", resumed from {result.resumed_from}" if result.resumed_from else ""
+    print(f"augkit train paraphraser: {result.pairs} pairs, {result.steps} optimisation steps in {seconds:.1f} s{resumed}{moved}",
+          file=sys.stderr)
+    if result.eval_loss is not None:
+        print(f"  held-out loss {result.eval_loss:.3f}", file=sys.stderr)
+    print(f"  model saved to {result.output_dir}; use it with: augkit faq FAQ -q Q -a A --generator {result.output_dir} -o OUT",
+          file=sys.stderr)
+    return 0

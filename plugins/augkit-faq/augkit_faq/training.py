@@ -1,0 +1,252 @@
+"""Fine-tuning a seq2seq paraphraser on paraphrase pairs, the thesis' recipe (Ng 2021, §3.4).
+
+Each pair (sentence1, sentence2) becomes the input "paraphrase: sentence1 </s>" and the target
+"sentence2 </s>"; t5-base is trained on them with transformers' ``Seq2SeqTrainer`` and the
+hyper-parameters of the thesis' Figure 3.4.2 (:class:`TrainingSettings`). The saved directory
+is a plain ``save_pretrained`` model (safetensors) that ``augkit faq --generator DIR`` and any
+other seq2seq consumer of augkit loads.
+
+>>> pairs = read_pairs(lines=("q1.txt", "q2.txt")).pairs                      # doctest: +SKIP
+>>> train_paraphraser(pairs, "my-paraphraser", model="t5-base")             # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from augkit.errors import InputError, MissingDependencyError, UsageError
+
+from augkit_faq.prompt import paraphrase_prompt, paraphrase_target
+
+DEFAULT_BASE_MODEL = "t5-base"
+TRAINING_RECORD = "augkit-training.json"
+TRAIN_EXTRA = "pip install 'augkit-faq[models]' (torch, transformers, accelerate)"
+
+
+@dataclass
+class TrainingSettings:
+    """The thesis' fine-tuning hyper-parameters (Figure 3.4.2) as defaults.
+
+    ``max_steps`` > 0 stops early (overrides ``epochs``); ``limit`` is not here but in
+    :func:`read_pairs`. ``save_steps`` and ``save_total_limit`` govern checkpoints, which
+    ``resume`` continues from.
+    """
+
+    max_length: int = 512
+    learning_rate: float = 3e-4
+    weight_decay: float = 0.0
+    adam_epsilon: float = 1e-8
+    warmup_steps: int = 0
+    batch_size: int = 6
+    eval_batch_size: int = 6
+    epochs: float = 2.0
+    gradient_accumulation: int = 16
+    max_grad_norm: float = 1.0
+    seed: int = 42
+    max_steps: int = -1
+    save_steps: int = 500
+    save_total_limit: int = 2
+    logging_steps: int = 10
+    eval_fraction: float = 0.0
+
+    def check(self) -> None:
+        """Refuse values the trainer would fail on later, or silently misuse."""
+        positive = ("max_length", "learning_rate", "batch_size", "eval_batch_size", "epochs",
+                    "gradient_accumulation", "max_grad_norm", "save_steps", "save_total_limit", "logging_steps")
+        for name in positive:
+            if not getattr(self, name) > 0:
+                raise UsageError(f"{name.replace('_', '-')} must be positive, got {getattr(self, name)!r}")
+        for name in ("weight_decay", "adam_epsilon", "warmup_steps"):
+            if getattr(self, name) < 0:
+                raise UsageError(f"{name.replace('_', '-')} must be >= 0, got {getattr(self, name)!r}")
+        if not 0 <= self.eval_fraction < 1:
+            raise UsageError(f"eval-fraction must be in [0, 1), got {self.eval_fraction!r}")
+
+
+@dataclass
+class PairsRead:
+    """Training pairs (a DataFrame with ``source`` and ``target``) and how many were skipped
+    for an empty side."""
+
+    pairs: Any
+    skipped: int
+
+
+@dataclass
+class TrainingResult:
+    """What a run did: where the model is, optimisation steps, logged losses."""
+
+    output_dir: Path
+    base_model: str
+    pairs: int
+    steps: int
+    losses: list[tuple[int, float]] = field(default_factory=list)
+    eval_loss: float | None = None
+    resumed_from: str | None = None
+
+
+def read_pairs(
+    *,
+    lines: tuple[str | os.PathLike, str | os.PathLike] | None = None,
+    table: str | os.PathLike | None = None,
+    source_column: str = "source",
+    target_column: str = "target",
+    limit: int | None = None,
+) -> PairsRead:
+    """Paraphrase pairs from two parallel line files (line i of the first paraphrases line i
+    of the second, as in the Quora pair files) or from a table's two columns."""
+    import pandas as pd
+
+    if (lines is None) == (table is None):
+        raise UsageError("give the pairs either as two parallel line files or as a table, not both")
+    if lines is not None:
+        first, second = (_read_lines(Path(path)) for path in lines)
+        if len(first) != len(second):
+            raise InputError(f"the two pair files must have as many lines: {lines[0]} has {len(first)}, {lines[1]} has {len(second)}")
+        frame = pd.DataFrame({"source": first, "target": second})
+    else:
+        from augkit.table_io import read_table
+
+        data = read_table(table)
+        missing = [c for c in (source_column, target_column) if c not in data.columns]
+        if missing:
+            raise InputError(f"{table} has no column {', '.join(map(repr, missing))}; its columns are: {', '.join(map(str, data.columns))}")
+        frame = pd.DataFrame({"source": data[source_column].tolist(), "target": data[target_column].tolist()})
+    present = frame["source"].map(_is_text) & frame["target"].map(_is_text)
+    frame = frame[present].reset_index(drop=True)
+    if limit is not None:
+        frame = frame.iloc[:limit]
+    if frame.empty:
+        raise InputError("no paraphrase pairs to train on (every pair has an empty side, or the input is empty)")
+    return PairsRead(frame, int((~present).sum()))
+
+
+def train_paraphraser(
+    pairs: Any,
+    output_dir: str | os.PathLike,
+    *,
+    model: str = DEFAULT_BASE_MODEL,
+    settings: TrainingSettings | None = None,
+    resume: bool = False,
+    device: str = "cpu",
+    progress: bool = True,
+) -> TrainingResult:
+    """Fine-tune ``model`` on ``pairs`` (DataFrame with ``source`` and ``target``) and save the
+    result to ``output_dir``.
+
+    ``resume=True`` continues from the newest checkpoint in ``output_dir`` (same pairs and
+    settings expected); without it, a folder that already holds checkpoints is refused
+    rather than mixed with a new run.
+    """
+    settings = settings or TrainingSettings()
+    settings.check()
+    transformers = _import_trainer()
+    output = Path(output_dir)
+    last = _last_checkpoint(output) if output.is_dir() else None
+    if last is not None and not resume:
+        raise UsageError(f"{output} holds checkpoints of an earlier run ({Path(last).name}); pass --resume to continue it, "
+                         "or choose another output folder")
+    from augkit.models import load_for_training
+
+    network, tokenizer = load_for_training(model, "seq2seq", device=device)
+    train, evaluation = _datasets(pairs, tokenizer, settings)
+    arguments = transformers.Seq2SeqTrainingArguments(
+        output_dir=str(output),
+        per_device_train_batch_size=settings.batch_size,
+        per_device_eval_batch_size=settings.eval_batch_size,
+        gradient_accumulation_steps=settings.gradient_accumulation,
+        learning_rate=settings.learning_rate,
+        weight_decay=settings.weight_decay,
+        adam_epsilon=settings.adam_epsilon,
+        warmup_steps=settings.warmup_steps,
+        num_train_epochs=settings.epochs,
+        max_steps=settings.max_steps,
+        max_grad_norm=settings.max_grad_norm,
+        seed=settings.seed,
+        data_seed=settings.seed,
+        logging_steps=settings.logging_steps,
+        save_steps=settings.save_steps,
+        save_total_limit=settings.save_total_limit,
+        eval_strategy="epoch" if evaluation is not None else "no",
+        report_to="none",
+        disable_tqdm=not progress,
+        use_cpu=not str(device).startswith("cuda"),
+        fp16=False,
+        dataloader_num_workers=0,
+    )
+    trainer = transformers.Seq2SeqTrainer(
+        model=network, args=arguments, train_dataset=train, eval_dataset=evaluation,
+        data_collator=transformers.DataCollatorForSeq2Seq(tokenizer, model=network, label_pad_token_id=-100),
+        processing_class=tokenizer,
+    )
+    trainer.train(resume_from_checkpoint=last if resume else None)
+    trainer.save_model(str(output))
+    tokenizer.save_pretrained(str(output))
+    result = TrainingResult(
+        output_dir=output, base_model=str(model), pairs=len(pairs), steps=trainer.state.global_step,
+        losses=[(int(entry["step"]), float(entry["loss"])) for entry in trainer.state.log_history if "loss" in entry],
+        eval_loss=next((float(e["eval_loss"]) for e in reversed(trainer.state.log_history) if "eval_loss" in e), None),
+        resumed_from=Path(last).name if resume and last else None,
+    )
+    _write_record(output, result, settings)
+    return result
+
+
+def _datasets(pairs: Any, tokenizer: Any, settings: TrainingSettings) -> tuple[Any, Any]:
+    """Tokenised training (and held-out) datasets in the thesis' prompt format."""
+    import datasets
+
+    def encode(batch: dict) -> dict:
+        inputs = tokenizer([paraphrase_prompt(s) for s in batch["source"]], max_length=settings.max_length, truncation=True)
+        labels = tokenizer(text_target=[paraphrase_target(t) for t in batch["target"]], max_length=settings.max_length, truncation=True)
+        inputs["labels"] = labels["input_ids"]
+        return inputs
+
+    table = datasets.Dataset.from_dict({"source": pairs["source"].tolist(), "target": pairs["target"].tolist()})
+    held_out = None
+    if settings.eval_fraction > 0:
+        split = table.train_test_split(test_size=settings.eval_fraction, seed=settings.seed)
+        table, held_out = split["train"], split["test"]
+    columns = ["source", "target"]
+    train = table.map(encode, batched=True, remove_columns=columns, desc="tokenising")
+    evaluation = held_out.map(encode, batched=True, remove_columns=columns, desc="tokenising") if held_out is not None else None
+    return train, evaluation
+
+
+def _last_checkpoint(folder: Path) -> str | None:
+    from transformers.trainer_utils import get_last_checkpoint
+
+    return get_last_checkpoint(str(folder))
+
+
+def _import_trainer() -> Any:
+    try:
+        import accelerate  # noqa: F401  (the Trainer needs it)
+        import datasets  # noqa: F401
+        import transformers
+    except ImportError as error:
+        raise MissingDependencyError(f"training a paraphraser needs {error.name}: {TRAIN_EXTRA}") from error
+    return transformers
+
+
+def _write_record(output: Path, result: TrainingResult, settings: TrainingSettings) -> None:
+    record = {
+        "base_model": result.base_model, "pairs": result.pairs, "steps": result.steps,
+        "losses": result.losses, "eval_loss": result.eval_loss, "resumed_from": result.resumed_from,
+        "settings": asdict(settings), "prompt": paraphrase_prompt("<sentence>"),
+    }
+    (output / TRAINING_RECORD).write_text(json.dumps(record, indent=2) + "\n")
+
+
+def _read_lines(path: Path) -> list[str]:
+    if not path.is_file():
+        raise InputError(f"pair file {str(path)!r} does not exist")
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
