@@ -1,0 +1,64 @@
+"""``augkit serve``: the FAQ paraphraser as a local web page (gradio, extra ``augkit[ui]``).
+
+    augkit serve                        # http://127.0.0.1:7860
+    augkit serve --port 8080 --max-file-size 5MB
+
+Binds 127.0.0.1 unless ``--host`` says otherwise; no public share link and no analytics; every
+file it writes (uploads, the augmented FAQ) goes under one fresh temporary folder, removed when
+the server stops.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+
+from augkit.errors import UsageError
+
+from augkit_faq.generators import OFFLINE_GENERATOR
+from augkit_faq.review import DEFAULT_MAX_FILE_SIZE, format_size, parse_size
+
+HELP = "serve the FAQ paraphraser as a local web page (needs augkit[ui])"
+UI_EXTRA = "augkit serve needs the web UI extra: pip install 'augkit[ui]'"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``augkit serve``."""
+    parser.description = (
+        "Start a local web UI for FAQ paraphrasing: upload an FAQ, pick columns and options, run, review every "
+        "candidate with its scores, untick or tick any, download the augmented FAQ."
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
+    parser.add_argument("--port", type=int, default=7860, help="port (default: 7860)")
+    parser.add_argument("--max-file-size", default=DEFAULT_MAX_FILE_SIZE,
+                        help=f"largest upload accepted, e.g. 500KB or 20MB (default: {DEFAULT_MAX_FILE_SIZE})")
+    parser.add_argument("--generator", default=OFFLINE_GENERATOR,
+                        help=f"generator preselected in the page (default: {OFFLINE_GENERATOR}, offline)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until interrupted; the temporary folder goes with the server."""
+    limit = parse_size(args.max_file_size)
+    temp_dir = tempfile.mkdtemp(prefix="augkit-serve-")
+    os.environ["GRADIO_TEMP_DIR"] = temp_dir  # read by gradio when it is imported
+    os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+    try:
+        try:
+            from augkit_faq.web_ui import build_app
+        except ImportError as error:
+            if (error.name or "").split(".")[0] != "gradio":
+                raise
+            raise UsageError(UI_EXTRA) from None
+        app = build_app(limit, temp_dir, default_generator=args.generator)
+        print(f"augkit serve: http://{args.host}:{args.port} (uploads up to {format_size(limit)}; files under {temp_dir}); "
+              "Ctrl-C stops", file=sys.stderr)
+        app.launch(server_name=args.host, server_port=args.port, share=False, max_file_size=limit,
+                   inbrowser=False, show_error=True, quiet=True)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        shutil.rmtree(temp_dir, ignore_errors=True)
+    return 0

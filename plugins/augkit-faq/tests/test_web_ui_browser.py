@@ -1,0 +1,163 @@
+"""The web UI in a real browser: headless Debian Chromium driven by Playwright uploads a
+StackFAQ slice, runs the offline generator, unticks the accepted paraphrase and ticks a
+rejected one, downloads the augmented FAQ and checks its rows; an upload over the size limit
+is refused with a visible message. Skipped only off CI when Chromium is missing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+if not CHROMIUM.exists() and os.environ.get("CI", "").lower() != "true":
+    pytest.skip("Debian's chromium is not installed (make test installs it)", allow_module_level=True)
+
+pytestmark = pytest.mark.slow
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def temp_dir():
+    folder = tempfile.mkdtemp(prefix="augkit-serve-test-")
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    return Path(folder)
+
+
+def _serve(limit: int, temp_dir: Path):
+    from augkit_faq.web_ui import build_app
+
+    app = build_app(limit, temp_dir)
+    port = _free_port()
+    app.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, max_file_size=limit, share=False)
+    return app, f"http://127.0.0.1:{port}/"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def faq_file(tmp_path, stackfaq) -> Path:
+    path = tmp_path / "stackfaq.csv"
+    stackfaq.iloc[:8].to_csv(path, index=False)
+    return path
+
+
+def _wait_for_status(page, text: str, timeout: float = 120) -> str:
+    page.wait_for_function(f"document.querySelector('#status').innerText.includes({text!r})", timeout=timeout * 1000)
+    return page.locator("#status").inner_text()
+
+
+def test_upload_run_review_and_download(browser, temp_dir, faq_file, tmp_path):
+    app, url = _serve(20_000_000, temp_dir)
+    try:
+        page = browser.new_page(accept_downloads=True)
+        page.goto(url)
+        page.locator("#faq-file input[type=file]").set_input_files(str(faq_file))
+        assert "columns question, answer" in _wait_for_status(page, "columns", 60)
+        assert page.locator("#question-column input").input_value() == "question"
+        assert page.locator("#answer-column input").input_value() == "answer"
+        assert page.locator("#generator input").input_value() == "backtranslation"
+        page.locator("#num-return input").fill("2")
+        page.locator("#run").click()
+        status = _wait_for_status(page, "kept")
+        assert "8 questions paraphrased" in status
+
+        count = page.locator("#review div.virtual-row").count()
+        texts = [page.locator(f'#review [data-testid="cell-{r}-2"]').inner_text().strip() for r in range(count)]
+        boxes = [page.locator(f'#review [data-testid="cell-{r}-0"] input[type=checkbox]') for r in range(count)]
+        ticked = [box.is_checked() for box in boxes]
+        assert texts and any(ticked) and not all(ticked), (texts, ticked)
+        untick = ticked.index(True)
+        tick = ticked.index(False)
+        boxes[untick].click()
+        boxes[tick].click()
+        time.sleep(1)  # let the table's edit reach the server before building
+        page.locator("#build").click()
+        _wait_for_status(page, "paraphrases", 60)
+        with page.expect_download() as download:
+            page.locator("#download a").first.click()
+        saved = tmp_path / download.value.suggested_filename
+        download.value.save_as(saved)
+    finally:
+        app.close()
+
+    assert saved.name == "stackfaq-augmented.csv"
+    source = pd.read_csv(faq_file, dtype=str, keep_default_na=False)
+    out = pd.read_csv(saved, dtype=str, keep_default_na=False)
+    originals = out[out["augkit_method"] == ""]
+    assert originals[["question", "answer"]].reset_index(drop=True).equals(source)
+    added = out[out["augkit_method"] == "faq"]
+    assert added["question"].tolist() == [texts[tick]]  # the ticked reject in, the unticked paraphrase out
+    for _, row in added.iterrows():
+        assert row["answer"] == source.loc[int(row["augkit_source"]), "answer"]
+    assert len(out) == len(source) + 1
+    assert list(temp_dir.rglob("stackfaq-augmented.csv"))  # built inside the app's folder
+
+
+def test_the_command_keeps_its_files_in_one_temporary_folder_and_removes_it(browser, faq_file, tmp_path):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    port = _free_port()
+    env = {**os.environ, "TMPDIR": str(scratch), "GRADIO_TEMP_DIR": ""}
+    server = subprocess.Popen([sys.executable, "-m", "augkit.cli", "serve", "--port", str(port)], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        _wait_for_port(port, server)
+        page = browser.new_page()
+        page.goto(f"http://127.0.0.1:{port}/")
+        page.locator("#faq-file input[type=file]").set_input_files(str(faq_file))
+        _wait_for_status(page, "columns", 60)
+        folders = list(scratch.glob("augkit-serve-*"))
+        assert len(folders) == 1 and list(folders[0].rglob("stackfaq.csv"))  # the upload landed in it
+    finally:
+        server.send_signal(signal.SIGINT)
+        output, _ = server.communicate(timeout=30)
+    assert "augkit serve: http://127.0.0.1:" in output
+    assert list(scratch.glob("augkit-serve-*")) == []  # removed when the server stopped
+
+
+def _wait_for_port(port: int, server, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise AssertionError(f"augkit serve exited: {server.communicate()[0]}")
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.3)
+    raise AssertionError("augkit serve did not start listening")
+
+
+def test_an_upload_over_the_limit_is_refused_with_a_message(browser, temp_dir, faq_file):
+    app, url = _serve(1000, temp_dir)
+    try:
+        page = browser.new_page()
+        page.goto(url)
+        page.locator("#faq-file input[type=file]").set_input_files(str(faq_file))
+        page.get_by_text("exceed the maximum allowed size").wait_for(timeout=30_000)
+        assert page.locator("#question-column input").input_value() == ""
+    finally:
+        app.close()
