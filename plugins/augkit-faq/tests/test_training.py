@@ -10,6 +10,7 @@ import pytest
 
 from augkit.cli import main
 from augkit.errors import AugkitError
+from augkit_faq import paraphrase_faq
 from augkit_faq.generators import Seq2SeqParaphraser
 from augkit_faq.training import TrainingSettings, read_pairs, train_paraphraser
 
@@ -35,6 +36,9 @@ def test_loss_falls_and_the_saved_model_paraphrases(tmp_path, quora_pairs, tiny_
     assert record["steps"] == 40 and record["prompt"] == "paraphrase: <sentence> </s>"
     texts = Seq2SeqParaphraser(str(out), max_length=12, device="cpu").generate(["How do I learn Python?"], 3, [0])
     assert len(texts[0]) == 3 and all(isinstance(t, str) for t in texts[0])
+    faq = quora_pairs.iloc[:5].rename(columns={"source": "question", "target": "answer"})
+    result = paraphrase_faq(faq, "question", "answer", generator=str(out), num_return=3, max_length=12)
+    assert result.summary["generator"] == str(out) and result.summary["generated"] > 0  # the folder is a faq generator
 
 
 def test_same_seed_same_losses(tmp_path, quora_pairs, tiny_t5):
