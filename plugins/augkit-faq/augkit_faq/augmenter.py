@@ -40,8 +40,12 @@ class FaqParaphraser(Augmenter):
         ``"paraphrase: <question> </s>"``), or an augkit method or pipeline string such as
         ``"backtranslation"`` (offline). Default: the thesis' T5 recipe,
         ramsrigouthamg/t5_paraphraser (safetensors revision). See :func:`resolve_generator`.
-    top_k, top_p, max_length : int, float, int
-        Sampling of a model generator (thesis: 120, 0.98, 256 tokens).
+    top_k : int
+        A model generator samples among the top_k likeliest tokens (thesis: 120).
+    top_p : float
+        ... and within them the smallest set holding top_p of the probability (thesis: 0.98).
+    max_length : int
+        Most tokens a model generator writes per candidate (thesis: 256).
     device : str
         Where a model generator runs.
     """
