@@ -17,6 +17,7 @@ from typing import Any
 
 from augkit._version import __version__
 from augkit.engine import DEFAULT_BATCH_SIZE
+from augkit.file_augment import DEFAULT_CHUNK_ROWS
 from augkit.errors import AugkitError, UsageError
 from augkit.params import REQUIRED, Parameter, parse_cli_value
 
@@ -100,6 +101,15 @@ def _build_parser() -> argparse.ArgumentParser:
         help=f"texts per pipeline batch (default {DEFAULT_BATCH_SIZE}; output does not depend on it)",
     )
     augment.add_argument("--workers", type=int, default=1, help="worker processes (output does not depend on it)")
+    augment.add_argument(
+        "--chunk-rows", type=int, default=DEFAULT_CHUNK_ROWS,
+        help=f"rows read, augmented and written at a time for CSV/TSV/JSONL/Parquet (default {DEFAULT_CHUNK_ROWS}; "
+        "memory depends on it, the output does not)",
+    )
+    augment.add_argument("--resume", action="store_true",
+                         help="continue an interrupted run from its finished chunks (same arguments required)")
+    augment.add_argument("--job-dir", default=None, metavar="DIR",
+                         help="folder for finished chunks (default: .OUTPUT.augkit-job beside the output; removed at the end)")
     progress = augment.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show a progress bar")
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
@@ -225,8 +235,8 @@ def _info(args: argparse.Namespace) -> int:
 
 
 def _augment(args: argparse.Namespace) -> int:
-    from augkit.api import augment_with_report
-    from augkit.table_io import read_table, table_format, write_table
+    from augkit.file_augment import FileJob, Interrupted, augment_file
+    from augkit.table_io import table_format
 
     output = Path(args.output)
     table_format(output)  # fail on an unknown output format before doing any work
@@ -234,23 +244,20 @@ def _augment(args: argparse.Namespace) -> int:
         raise UsageError("the output file would overwrite the input; choose another -o")
     if not output.parent.exists():
         raise UsageError(f"output directory {str(output.parent)!r} does not exist")
-    params = parse_param_options(args.param, args.method)
-    frame = read_table(args.input)
-    augmented, report = augment_with_report(
-        frame,
-        args.method,
-        n=args.n,
-        seed=args.seed,
-        text_column=args.text_column,
-        label_column=args.label_column,
-        keep_original=not args.drop_original,
-        progress=args.progress,
-        batch_size=args.batch_size,
-        coerce=args.coerce,
-        workers=args.workers,
-        **params,
+    if args.chunk_rows < 1:
+        raise UsageError(f"--chunk-rows must be at least 1, got {args.chunk_rows}")
+    job = FileJob(
+        input=Path(args.input), output=output, method=args.method, params=parse_param_options(args.param, args.method),
+        n=args.n, seed=args.seed, text_column=args.text_column, label_column=args.label_column,
+        keep_original=not args.drop_original, coerce=args.coerce, chunk_rows=args.chunk_rows,
+        batch_size=args.batch_size, workers=args.workers, progress=args.progress, resume=args.resume,
+        job_dir=Path(args.job_dir) if args.job_dir else None,
     )
-    write_table(augmented, output)
+    try:
+        report = augment_file(job)
+    except Interrupted as stop:
+        print(f"augkit: {stop.message}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     print(f"augkit: {report.summary()}; output: {output}", file=sys.stderr)
     return EXIT_OK
 

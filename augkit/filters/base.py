@@ -42,6 +42,9 @@ class Filter(Configurable):
     #: Names of the scores this filter adds to ``candidate.scores`` (declared so that table
     #: outputs whose columns are fixed in advance, such as a ``datasets.Dataset``, get them).
     scores: ClassVar[tuple[str, ...]] = ()
+    #: True when :meth:`prepare` must see every original of the run for the filter to decide
+    #: correctly (not just to warm a cache): streamed runs then read all the texts first.
+    needs_all_texts: ClassVar[bool] = False
 
     def prepare(self, dataset: DatasetContext) -> None:
         """Called once per run, before any batch, with all the run's originals: the place to

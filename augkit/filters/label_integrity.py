@@ -46,6 +46,7 @@ class LabelIntegrityFilter(Filter):
 
     name = "label_integrity"
     scores = ("label_integrity",)
+    needs_all_texts = True
 
     def __init__(self, strict: bool = False, min_margin: float = 0.0, model: str | None = None, device: str = "cpu"):
         self.strict = bool(strict)

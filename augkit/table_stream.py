@@ -1,0 +1,120 @@
+"""Reading a table in chunks and writing one chunk by chunk, for inputs larger than memory.
+
+CSV, TSV and JSON Lines are read ``chunk_rows`` rows at a time by pandas, Parquet one record
+batch at a time by pyarrow; each chunk keeps the row labels the whole table would have
+(0, 1, 2, ... across chunks), so provenance is the same as for an in-memory run. Excel files
+cannot be streamed and are read whole.
+
+Chunk files are written in the output's format without a header (CSV/TSV); :func:`assemble`
+joins them into the output, writing the header once.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from augkit.errors import InputError
+from augkit.table_io import read_table, table_format
+
+STREAMABLE = ("csv", "tsv", "jsonl", "parquet")
+
+
+def iter_table_chunks(path: str | Path, chunk_rows: int) -> Iterator[Any]:
+    """DataFrames of at most ``chunk_rows`` rows, in order, indexed by their row number in
+    the whole table; cells read exactly as :func:`augkit.table_io.read_table` reads them."""
+    import pandas as pd
+
+    fmt = table_format(path)
+    if not Path(path).exists():
+        raise InputError(f"input file {str(path)!r} does not exist")
+    if fmt not in STREAMABLE:
+        yield read_table(path)
+        return
+    try:
+        if fmt == "parquet":
+            yield from _parquet_chunks(path, chunk_rows)
+            return
+        if fmt in ("csv", "tsv"):
+            reader = pd.read_csv(path, sep="," if fmt == "csv" else "\t", dtype=str, keep_default_na=False,
+                                 na_filter=False, chunksize=chunk_rows)
+        else:
+            dates = {} if int(pd.__version__.split(".")[0]) >= 3 else {"convert_dates": False}
+            reader = pd.read_json(path, lines=True, dtype=False, chunksize=chunk_rows, **dates)
+        with reader:
+            start = 0
+            for chunk in reader:
+                chunk.index = pd.RangeIndex(start, start + len(chunk))
+                start += len(chunk)
+                yield chunk
+    except pd.errors.EmptyDataError:
+        raise InputError(f"input file {str(path)!r} is empty (not even a header line)") from None
+    except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read {str(path)!r} as {fmt}: {error}") from None
+
+
+def _parquet_chunks(path: str | Path, chunk_rows: int) -> Iterator[Any]:
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    start = 0
+    parquet = pq.ParquetFile(path)
+    for batch in parquet.iter_batches(batch_size=chunk_rows):
+        chunk = batch.to_pandas()
+        chunk.index = pd.RangeIndex(start, start + len(chunk))
+        start += len(chunk)
+        yield chunk
+    if start == 0:  # no rows: one empty chunk, so the columns are still known
+        yield parquet.schema_arrow.empty_table().to_pandas()
+
+
+def write_chunk(frame: Any, path: Path, fmt: str) -> None:
+    """Write one chunk of output atomically (a partial file, then a rename)."""
+    partial = path.with_name(path.name + ".partial")
+    if fmt in ("csv", "tsv"):
+        frame.to_csv(partial, sep="," if fmt == "csv" else "\t", index=False, header=False)
+    elif fmt == "jsonl":
+        frame.to_json(partial, orient="records", lines=True, force_ascii=False)
+    else:
+        frame.to_parquet(partial, index=False)
+    os.replace(partial, path)
+
+
+def header_line(columns: Sequence[str], fmt: str) -> str:
+    """The CSV/TSV header line pandas writes for ``columns``."""
+    import pandas as pd
+
+    return pd.DataFrame(columns=list(columns)).to_csv(sep="," if fmt == "csv" else "\t", index=False)
+
+
+def assemble(chunks: Sequence[Path], columns: Sequence[str], output: Path, fmt: str) -> None:
+    """Join the chunk files, in order, into ``output`` (written beside it, then renamed)."""
+    partial = output.with_name(f".{output.name}.augkit-partial")
+    if fmt == "parquet":
+        _assemble_parquet(chunks, partial)
+    else:
+        with open(partial, "wb") as sink:
+            if fmt in ("csv", "tsv"):
+                sink.write(header_line(columns, fmt).encode("utf-8"))
+            for chunk in chunks:
+                with open(chunk, "rb") as source:
+                    shutil.copyfileobj(source, sink)
+    os.replace(partial, output)
+
+
+def _assemble_parquet(chunks: Sequence[Path], target: Path) -> None:
+    import pyarrow.parquet as pq
+
+    writer = None
+    try:
+        for chunk in chunks:
+            table = pq.read_table(chunk)
+            if writer is None:
+                writer = pq.ParquetWriter(target, table.schema)
+            writer.write_table(table.cast(writer.schema))
+    finally:
+        if writer is not None:
+            writer.close()
