@@ -52,7 +52,7 @@ def banking77_sentences(shared_data) -> list[str]:
 
 @pytest.fixture(scope="session")
 def installed_test_plugins(tmp_path_factory) -> Path:
-    """Install the test plugin distributions (augkit-shout, augkit-broken) with pip into a
+    """Install the test plugin distributions (augkit-shout, augkit-broken, augkit-fragile) with pip into a
     folder on sys.path, so augkit finds them through their entry points exactly as it
     finds a plugin installed from PyPI. Returns that folder (for subprocess PYTHONPATH)."""
     import augkit
@@ -61,7 +61,8 @@ def installed_test_plugins(tmp_path_factory) -> Path:
     fixtures = REPO / "tests" / "fixtures" / "plugins"
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--target", str(target), str(fixtures / "augkit-shout"), str(fixtures / "augkit-broken")],
+         "--target", str(target), str(fixtures / "augkit-shout"), str(fixtures / "augkit-broken"),
+         str(fixtures / "augkit-fragile")],
         check=True,
     )
     sys.path.insert(0, str(target))

@@ -28,6 +28,7 @@ from augkit.report import AugmentationReport
 
 __all__ = [
     "AugkitError",
+    "AugmentationFailedError",
     "AugmentationReport",
     "Augmenter",
     "AugmenterOutputError",

@@ -33,6 +33,7 @@ def augment(
     batch_size: int = DEFAULT_BATCH_SIZE,
     coerce: bool = False,
     workers: int = 1,
+    strict: bool = False,
     **params: Any,
 ) -> Any:
     """Augment texts, a pandas DataFrame or a Hugging Face dataset.
@@ -64,7 +65,12 @@ def augment(
     coerce : bool
         Turn non-string texts into ``str(value)`` instead of failing.
     workers : int
-        Worker processes (1: this process). Output does not depend on it.
+        Worker processes (1: this process; for a ``datasets.Dataset``, ``map``'s ``num_proc``).
+        Output does not depend on it.
+    strict : bool
+        When an augmenter or filter raises on a row: False (default) keeps the row, gives it
+        no augmentation and counts the failure in the report; True stops with
+        :class:`~augkit.errors.AugmentationFailedError` naming the row.
     **params
         Constructor parameters of the method, e.g. ``alpha_sr=0.2`` for EDA.
 
@@ -79,7 +85,7 @@ def augment(
     result, report = augment_with_report(
         data, method, n, seed, text_column=text_column, label_column=label_column,
         keep_original=keep_original, progress=progress, batch_size=batch_size, coerce=coerce,
-        workers=workers, **params,
+        workers=workers, strict=strict, **params,
     )
     if _is_dataframe(result):
         result.attrs[REPORT_ATTR] = report.as_dict()
@@ -99,10 +105,12 @@ def augment_with_report(
     batch_size: int = DEFAULT_BATCH_SIZE,
     coerce: bool = False,
     workers: int = 1,
+    strict: bool = False,
     **params: Any,
 ) -> tuple[Any, AugmentationReport]:
     """:func:`augment`, also returning the run's :class:`~augkit.report.AugmentationReport`."""
     pipeline = build_pipeline(method, params)
+    pipeline.strict = bool(strict)
     options = {
         "n": check_int("n", n, 0),
         "seed": resolve_seed(seed),
@@ -170,4 +178,4 @@ def _is_dataframe(data: Any) -> bool:
 
 def _is_hf_dataset(data: Any) -> bool:
     datasets = sys.modules.get("datasets")
-    return datasets is not None and isinstance(data, datasets.Dataset)
+    return datasets is not None and isinstance(data, (datasets.Dataset, datasets.IterableDataset))

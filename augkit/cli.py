@@ -106,6 +106,9 @@ def _build_parser() -> argparse.ArgumentParser:
         help=f"rows read, augmented and written at a time for CSV/TSV/JSONL/Parquet (default {DEFAULT_CHUNK_ROWS}; "
         "memory depends on it, the output does not)",
     )
+    augment.add_argument("--strict", action="store_true",
+                         help="stop at the first row an augmenter or filter fails on (default: keep that row "
+                              "unaugmented, count the failure in the summary and go on)")
     augment.add_argument("--resume", action="store_true",
                          help="continue an interrupted run from its finished chunks (same arguments required)")
     augment.add_argument("--job-dir", default=None, metavar="DIR",
@@ -251,7 +254,7 @@ def _augment(args: argparse.Namespace) -> int:
         n=args.n, seed=args.seed, text_column=args.text_column, label_column=args.label_column,
         keep_original=not args.drop_original, coerce=args.coerce, chunk_rows=args.chunk_rows,
         batch_size=args.batch_size, workers=args.workers, progress=args.progress, resume=args.resume,
-        job_dir=Path(args.job_dir) if args.job_dir else None,
+        job_dir=Path(args.job_dir) if args.job_dir else None, strict=args.strict,
     )
     try:
         report = augment_file(job)

@@ -25,10 +25,12 @@ DEFAULT_BATCH_SIZE = 256
 
 @dataclass
 class EngineResult:
-    """Candidates per input value (empty for skipped ones) and the run's counts."""
+    """Candidates per input value (empty for skipped ones), why each value that got none got
+    none (None for the others), and the run's counts."""
 
     candidates: list[list[Candidate]]
     report: AugmentationReport
+    reasons: list[str | None]
 
 
 def run_pipeline(
@@ -52,6 +54,7 @@ def run_pipeline(
     texts, skips = prepare_texts(values, describe_row=describe_row, coerce=coerce)
     report = AugmentationReport(rows_read=len(values))
     candidates: list[list[Candidate]] = [[] for _ in values]
+    reasons: list[str | None] = list(skips)
     todo = [i for i, text in enumerate(texts) if text is not None]
     for index, reason in enumerate(skips):
         if reason is not None:
@@ -66,17 +69,18 @@ def run_pipeline(
                 ([texts[i] for i in batch], [labels[i] for i in batch] if labels is not None else None)
                 for batch in positions
             )
-            for batch, (batch_candidates, reasons) in zip(positions, run_batches(pipeline, batches, n, seed, workers, total=len(positions))):
-                for index, row, reason in zip(batch, batch_candidates, reasons):
+            for batch, (batch_candidates, batch_reasons) in zip(positions, run_batches(pipeline, batches, n, seed, workers, total=len(positions))):
+                for index, row, reason in zip(batch, batch_candidates, batch_reasons):
                     candidates[index] = row
                     if not row:
-                        report.without_augmentation[reason or "no candidate"] += 1
+                        reasons[index] = reason or "no candidate"
+                        report.without_augmentation[reasons[index]] += 1
                 bar.update(len(batch))
         else:
             bar.update(len(todo))
     report.rows_augmented = sum(1 for row in candidates if row)
     report.augmentations = sum(len(row) for row in candidates)
-    return EngineResult(candidates, report)
+    return EngineResult(candidates, report, reasons)
 
 
 def prepare_pipeline(

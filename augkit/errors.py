@@ -47,3 +47,8 @@ class MissingDependencyError(UsageError, ImportError):
 class ModelNotAvailableError(UsageError, OSError):
     """A model that is neither a local directory nor available offline in the cache; the
     message names the model and the ways to provide it."""
+
+
+class AugmentationFailedError(AugkitError, RuntimeError):
+    """An augmenter or filter raised on one row while ``strict`` was set (without it, the
+    row is kept unaugmented and the failure counted in the report)."""

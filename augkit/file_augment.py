@@ -49,6 +49,7 @@ class FileJob:
     progress: bool | None = None
     resume: bool = False
     job_dir: Path | None = None
+    strict: bool = False
 
 
 class Interrupted(Exception):
@@ -76,6 +77,7 @@ def augment_file(job: FileJob) -> AugmentationReport:
     from augkit.adapters.frame import augment_frame
 
     pipeline = build_pipeline(job.method, dict(job.params))
+    pipeline.strict = job.strict
     settings = {
         "input": str(job.input.resolve()), "input_bytes": job.input.stat().st_size if job.input.exists() else None,
         "input_mtime_ns": job.input.stat().st_mtime_ns if job.input.exists() else None,
@@ -156,7 +158,7 @@ def _augment_in_memory(job: FileJob) -> AugmentationReport:
     augmented, report = augment_with_report(
         frame, job.method, n=job.n, seed=job.seed, text_column=job.text_column, label_column=job.label_column,
         keep_original=job.keep_original, progress=job.progress, batch_size=job.batch_size, coerce=job.coerce,
-        workers=job.workers, **dict(job.params),
+        workers=job.workers, strict=job.strict, **dict(job.params),
     )
     write_table(augmented, job.output)
     return report

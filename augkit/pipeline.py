@@ -20,6 +20,8 @@ from typing import Any
 from augkit.augmenter import Augmenter
 from augkit.candidate import Candidate
 from augkit.errors import (
+    AugkitError,
+    AugmentationFailedError,
     AugmenterOutputError,
     InvalidParameterError,
     PipelineSpecError,
@@ -92,6 +94,9 @@ class Pipeline:
         if dedup and not any(isinstance(f, ExactDuplicateFilter) for f in resolved):
             resolved.insert(0, ExactDuplicateFilter())
         self.filters: tuple[Filter, ...] = tuple(resolved)
+        #: When an augmenter or filter raises on a row: False keeps the row unaugmented and
+        #: records why (the run goes on); True stops the run naming the row.
+        self.strict = False
 
     @classmethod
     def from_string(cls, spec: str, params: Mapping[str, Any] | None = None, **options: Any) -> Pipeline:
@@ -143,8 +148,30 @@ class Pipeline:
         self, texts: list[str], n: int, seed: int, context: BatchContext | None = None
     ) -> tuple[list[list[Candidate]], list[str | None]]:
         """Augment a batch: at most ``n`` candidates per text, and for each text left with
-        none, the reason (nothing generated, or which filter removed the last ones)."""
+        none, the reason (nothing generated, which filter removed the last ones, or the
+        exception an augmenter or filter raised on that text: see :attr:`strict`)."""
         context = context or BatchContext()
+        try:
+            return self._run_batch(texts, n, seed, context)
+        except AugkitError:
+            raise  # configuration and input errors concern every row: stop
+        except Exception as error:
+            if len(texts) > 1:  # find the failing rows; per-row seeds keep the others' output unchanged
+                rows: list[list[Candidate]] = []
+                reasons: list[str | None] = []
+                for index, text in enumerate(texts):
+                    labels = None if context.labels is None else [context.labels[index]]
+                    row, reason = self.run([text], n, seed, BatchContext(labels=labels))
+                    rows += row
+                    reasons += reason
+                return rows, reasons
+            if self.strict:
+                message = f"{type(error).__name__}: {str(error)[:200]}"
+                raise AugmentationFailedError(f"augmenting {texts[0][:80]!r} failed with {message}") from error
+            # one reason per exception type, so the summary stays short; strict shows the detail
+            return [[]], [f"augmentation failed ({type(error).__name__}; strict mode stops and shows it)"]
+
+    def _run_batch(self, texts: list[str], n: int, seed: int, context: BatchContext) -> tuple[list[list[Candidate]], list[str | None]]:
         wanted = math.ceil(n * self.oversample)
         candidates = self._generator.generate(texts, wanted, seed)
         reasons: list[str | None] = [None if c else NOTHING_GENERATED for c in candidates]

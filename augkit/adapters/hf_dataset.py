@@ -1,22 +1,34 @@
-"""Hugging Face ``datasets.Dataset`` in, ``Dataset`` out, through batched ``map``.
+"""Hugging Face datasets in, the same kind out, through batched ``map``.
 
 Same semantics as the DataFrame adapter: each original row followed by its augmentations,
 other columns (features included, e.g. ``ClassLabel``) copied from the source row,
 ``augkit_source`` holding the source row's position and ``augkit_method`` the method
 (None on original rows).
+
+- ``datasets.Dataset``: ``map(batched=True, num_proc=workers)``. Rows are seeded one by one,
+  so the output is the same for any ``workers`` and ``batch_size``. Each map batch also emits,
+  in two helper columns dropped afterwards, why a row got no augmentation, so the run's counts
+  survive worker processes.
+- ``datasets.IterableDataset``: augmented lazily, batch by batch as it is iterated; no counts
+  (the rows have not been read yet), and no filter that needs every original
+  (``label_integrity``).
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections import Counter
 from typing import Any
 
 from augkit.adapters.frame import check_columns
 from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
 from augkit.engine import DEFAULT_BATCH_SIZE, prepare_pipeline, run_pipeline
-from augkit.errors import InvalidParameterError
+from augkit.errors import UsageError
 from augkit.pipeline import Pipeline
 from augkit.report import AugmentationReport
+
+_REASON = "__augkit_reason"  # on one emitted row per source: why it got nothing, else ""
+_PLACEHOLDER = "__augkit_placeholder"  # a row emitted only to carry a reason (keep_original=False)
 
 
 def augment_dataset(
@@ -31,24 +43,14 @@ def augment_dataset(
     workers: int = 1,
     **options: Any,
 ) -> tuple[Any, AugmentationReport]:
-    """Augment ``dataset``; ``progress=False`` hides the progress bar of ``map``."""
+    """Augment a ``Dataset`` (``workers`` map processes) or an ``IterableDataset`` (lazily)."""
     import datasets
 
-    if workers != 1:
-        raise InvalidParameterError(
-            "workers > 1 is not supported for a datasets.Dataset yet (its parallelism is "
-            "Dataset.map's num_proc); augment a DataFrame or a list with workers, or use workers=1"
-        )
-
-    check_columns(list(dataset.column_names), text_column, label_column)
-    report = AugmentationReport()
-    features = dataset.features.copy()
-    features[SOURCE_COLUMN] = datasets.Value("int64")
-    features[METHOD_COLUMN] = datasets.Value("string")
-    scores = pipeline.score_names
-    for name in scores:
-        features[f"augkit_{name}"] = datasets.Value("float64")
-    if options.get("n", 0) > 0:
+    streaming = isinstance(dataset, datasets.IterableDataset)
+    columns = list(dataset.column_names or []) if streaming else list(dataset.column_names)
+    check_columns(columns, text_column, label_column)
+    features = _output_features(dataset.features, pipeline.score_names) if dataset.features is not None else None
+    if options.get("n", 0) > 0 and not streaming:
         # Filters compare candidates with all originals (label_integrity): show them the
         # whole column once, not one map batch at a time.
         prepare_pipeline(
@@ -58,45 +60,104 @@ def augment_dataset(
             coerce=options.get("coerce", False),
             labels=dataset[label_column] if label_column is not None else None,
         )
+    if streaming:
+        if any(getattr(step, "needs_all_texts", False) for step in pipeline.filters):
+            raise UsageError(
+                "a filter of this pipeline compares candidates with every original text, which a streamed "
+                "IterableDataset cannot show it up front; augment a datasets.Dataset instead"
+            )
+        mapper = _BatchAugmenter(pipeline, text_column, label_column, keep_original, batch_size, options, with_reasons=False)
+        return dataset.map(mapper, batched=True, batch_size=batch_size, with_indices=True, features=features), AugmentationReport()
 
-    def augment_batch(batch: dict[str, list], indices: list[int]) -> dict[str, list]:
+    mapper = _BatchAugmenter(pipeline, text_column, label_column, keep_original, batch_size, options, with_reasons=True)
+    with_reasons = features.copy()
+    with_reasons[_REASON] = datasets.Value("string")
+    with_reasons[_PLACEHOLDER] = datasets.Value("bool")
+    with _progress_bars(progress):
+        mapped = dataset.map(
+            mapper, batched=True, batch_size=batch_size, with_indices=True, features=with_reasons,
+            num_proc=workers if workers > 1 else None, load_from_cache_file=False, desc=f"augkit {pipeline.name}",
+        )
+    report = _report(mapped, len(dataset), keep_original)
+    if not keep_original:
+        mapped = mapped.filter(lambda placeholder: not placeholder, input_columns=[_PLACEHOLDER], batched=False,
+                               load_from_cache_file=False)
+    return mapped.remove_columns([_REASON, _PLACEHOLDER]), report
+
+
+class _BatchAugmenter:
+    """The function ``map`` calls on each batch (a class, so it pickles to worker processes)."""
+
+    def __init__(self, pipeline, text_column, label_column, keep_original, batch_size, options, *, with_reasons):
+        self.pipeline = pipeline
+        self.text_column = text_column
+        self.label_column = label_column
+        self.keep_original = keep_original
+        self.batch_size = batch_size
+        self.options = options
+        self.with_reasons = with_reasons
+
+    def __call__(self, batch: dict[str, list], indices: list[int]) -> dict[str, list]:
+        text_column = self.text_column
         result = run_pipeline(
-            pipeline,
+            self.pipeline,
             batch[text_column],
             describe_row=lambda i: f"column {text_column!r}, row {indices[i]}",
-            labels=batch[label_column] if label_column is not None else None,
-            batch_size=batch_size,
+            labels=batch[self.label_column] if self.label_column is not None else None,
+            batch_size=self.batch_size,
             progress=False,  # datasets' map shows its own bar
             prepared=True,
-            **options,
+            **self.options,
         )
-        _merge(report, result.report)
+        scores = self.pipeline.score_names
         score_columns = [f"augkit_{name}" for name in scores]
-        out: dict[str, list] = {name: [] for name in [*batch, SOURCE_COLUMN, METHOD_COLUMN, *score_columns]}
+        extra = [_REASON, _PLACEHOLDER] if self.with_reasons else []
+        out: dict[str, list] = {name: [] for name in [*batch, SOURCE_COLUMN, METHOD_COLUMN, *score_columns, *extra]}
+        reasons = _reasons_by_row(result, len(batch[text_column]))
         for position, row in enumerate(result.candidates):
-            emitted = [(None, None, {})] if keep_original else []
-            emitted += [(c.text, c.method, c.scores) for c in row]
-            for text, method, candidate_scores in emitted:
+            emitted = [(None, None, {}, False)] if self.keep_original else []
+            emitted += [(c.text, c.method, c.scores, False) for c in row]
+            if not emitted and self.with_reasons:
+                emitted = [(None, None, {}, True)]  # carries the reason; dropped after map
+            for number, (text, method, candidate_scores, placeholder) in enumerate(emitted):
                 for name, column in batch.items():
                     out[name].append(text if name == text_column and text is not None else column[position])
                 out[SOURCE_COLUMN].append(indices[position])
                 out[METHOD_COLUMN].append(method)
                 for name, column_name in zip(scores, score_columns):
                     out[column_name].append(candidate_scores.get(name))
+                if self.with_reasons:
+                    out[_REASON].append(reasons[position] if number == 0 else None)
+                    out[_PLACEHOLDER].append(placeholder)
         return out
 
-    with _progress_bars(progress):
-        augmented = dataset.map(
-            augment_batch,
-            batched=True,
-            batch_size=batch_size,
-            with_indices=True,
-            features=features,
-            load_from_cache_file=False,
-            desc=f"augkit {pipeline.name}",
-        )
-    report.original_rows_written = len(dataset) if keep_original else 0
-    return augmented, report
+
+def _reasons_by_row(result, rows: int) -> list[str]:
+    """Per row of a batch: "" when augmented, else why not (as the report counts it)."""
+    return ["" if row or reason is None else reason for row, reason in zip(result.candidates, result.reasons, strict=True)]
+
+
+def _report(mapped: Any, rows: int, keep_original: bool) -> AugmentationReport:
+    reasons = [r for r in mapped[_REASON] if r is not None]
+    methods = mapped[METHOD_COLUMN]
+    sources = mapped[SOURCE_COLUMN]
+    report = AugmentationReport(rows_read=rows)
+    report.augmentations = sum(1 for m in methods if m is not None)
+    report.rows_augmented = len({s for s, m in zip(sources, methods) if m is not None})
+    report.without_augmentation = Counter(r for r in reasons if r)
+    report.original_rows_written = rows if keep_original else 0
+    return report
+
+
+def _output_features(features: Any, score_names) -> Any:
+    import datasets
+
+    out = features.copy()
+    out[SOURCE_COLUMN] = datasets.Value("int64")
+    out[METHOD_COLUMN] = datasets.Value("string")
+    for name in score_names:
+        out[f"augkit_{name}"] = datasets.Value("float64")
+    return out
 
 
 @contextlib.contextmanager
@@ -112,10 +173,3 @@ def _progress_bars(progress: bool | None):
     finally:
         if hide:
             datasets_logging.enable_progress_bar()
-
-
-def _merge(total: AugmentationReport, part: AugmentationReport) -> None:
-    total.rows_read += part.rows_read
-    total.rows_augmented += part.rows_augmented
-    total.augmentations += part.augmentations
-    total.without_augmentation.update(part.without_augmentation)

@@ -1,0 +1,82 @@
+"""An augmenter or filter that raises on one row: the row is kept unaugmented, the failure is
+counted with its reason, every other row gets exactly the output it would have had; with
+``strict`` the run stops naming the row. Configuration errors still stop at once."""
+
+from __future__ import annotations
+
+import random
+
+import pandas as pd
+import pytest
+
+import augkit
+from augkit.cli import main
+from augkit.errors import AugmentationFailedError, InvalidParameterError
+
+
+@pytest.fixture(scope="module")
+def fragile(installed_test_plugins):
+    """The test plugin ``augkit-fragile``: its method raises on texts containing "refund"."""
+    from augkit_fragile import Fragile
+
+    return Fragile
+
+
+class Misconfigured(augkit.Augmenter):
+    name = "misconfigured"
+
+    def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
+        raise InvalidParameterError("misconfigured: a parameter is wrong for every row")
+
+
+@pytest.fixture(scope="module")
+def frame(banking77_10shot) -> pd.DataFrame:
+    return banking77_10shot.head(80).reset_index(drop=True)
+
+
+def test_a_failing_row_is_kept_counted_and_the_others_are_unchanged(frame, fragile):
+    failing = frame["text"].str.contains("refund")
+    assert 0 < failing.sum() < len(frame)
+    out, report = augkit.augment_with_report(frame, fragile(), n=2, seed=4, batch_size=16)
+    healthy, _ = augkit.augment_with_report(frame[~failing], fragile(trigger="\x00never"), n=2, seed=4, batch_size=16)
+    originals = out[out["augkit_method"].isna()].drop(columns=["augkit_source", "augkit_method"]).reset_index(drop=True)
+    assert originals.equals(frame)  # every row kept, unchanged
+    added = out[out["augkit_method"].notna()]
+    assert set(added["augkit_source"]) == set(frame.index[~failing])
+    assert added["text"].tolist() == healthy[healthy["augkit_method"].notna()]["text"].tolist()
+    reasons = report.without_augmentation
+    assert reasons["augmentation failed (ValueError; strict mode stops and shows it)"] == failing.sum()
+    assert f"{failing.sum()} augmentation failed (ValueError" in report.summary()
+
+
+def test_strict_stops_naming_the_row(frame, fragile):
+    first = frame.loc[frame["text"].str.contains("refund"), "text"].iloc[0]
+    with pytest.raises(AugmentationFailedError, match=f"augmenting {first[:80]!r} failed with ValueError"):
+        augkit.augment(frame, fragile(), n=1, seed=0, strict=True)
+
+
+def test_a_configuration_error_stops_at_once(frame):
+    with pytest.raises(InvalidParameterError, match="wrong for every row"):
+        augkit.augment(frame, Misconfigured(), n=1, seed=0)
+
+
+def test_workers_isolate_failures_too(frame, fragile):
+    single = augkit.augment(frame, fragile(), n=2, seed=4)
+    double = augkit.augment(frame, fragile(), n=2, seed=4, workers=2, batch_size=10)
+    assert double.equals(single)
+
+
+def test_the_command_line_goes_on_or_stops_with_strict(tmp_path, frame, installed_test_plugins, capsys):
+    path = tmp_path / "in.csv"
+    frame.to_csv(path, index=False)
+    failing = int(frame["text"].str.contains("refund").sum())
+    output = tmp_path / "out.csv"
+    assert main(["augment", str(path), "-m", "fragile", "-n", "1", "--seed", "0", "-o", str(output), "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert f"{failing} inputs yielded nothing: {failing} augmentation failed (ValueError; strict mode stops and shows it)" in err
+    out = pd.read_csv(output, dtype=str, keep_default_na=False)
+    assert len(out) == 2 * len(frame) - failing
+    assert main(["augment", str(path), "-m", "fragile", "-n", "1", "--seed", "0", "-o", str(tmp_path / "strict.csv"),
+                 "--no-progress", "--strict"]) == 1
+    assert "failed with ValueError: cannot shout" in capsys.readouterr().err
+    assert not (tmp_path / "strict.csv").exists() and not list(tmp_path.glob(".*augkit-job"))
