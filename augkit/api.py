@@ -40,7 +40,7 @@ def augment(
 
     Parameters
     ----------
-    data : list of str, pandas.DataFrame or datasets.Dataset
+    data : list of str, pandas.DataFrame, datasets.Dataset, datasets.IterableDataset or ray.data.Dataset
         ``list[str]`` gives ``list[list[str]]`` (the augmentations of each text, in order).
         A DataFrame or Dataset gives the same type: each original row (unless
         ``keep_original=False``) followed by one row per augmentation, which copies every
@@ -132,6 +132,10 @@ def augment_with_report(
         from augkit.adapters.hf_dataset import augment_dataset
 
         result, report = augment_dataset(pipeline, data, **table_options, **options)
+    elif _is_ray_dataset(data):
+        from augkit.adapters.ray_dataset import augment_ray_dataset
+
+        result, report = augment_ray_dataset(pipeline, data, **table_options, **options)
     elif isinstance(data, (list, tuple)):
         if text_column is not None or label_column is not None:
             raise UsageError("text_column and label_column apply to tables, not to a list of texts")
@@ -143,7 +147,7 @@ def augment_with_report(
     else:
         raise InputError(
             f"cannot augment a {type(data).__module__}.{type(data).__name__}; "
-            "expected a list of str, a pandas.DataFrame or a datasets.Dataset"
+            "expected a list of str, a pandas.DataFrame, a datasets.Dataset or a ray.data.Dataset"
         )
     logger.info("augkit %s: %s", pipeline.name, report.summary())
     return result, report
@@ -174,6 +178,11 @@ def build_pipeline(method: Any, params: Mapping[str, Any]) -> Pipeline:
 def _is_dataframe(data: Any) -> bool:
     pandas = sys.modules.get("pandas")  # a DataFrame cannot exist unless pandas is imported
     return pandas is not None and isinstance(data, pandas.DataFrame)
+
+
+def _is_ray_dataset(data: Any) -> bool:
+    ray_data = sys.modules.get("ray.data")  # a Ray dataset cannot exist unless ray.data is imported
+    return ray_data is not None and isinstance(data, ray_data.Dataset)
 
 
 def _is_hf_dataset(data: Any) -> bool:

@@ -106,6 +106,10 @@ def _build_parser() -> argparse.ArgumentParser:
         help=f"rows read, augmented and written at a time for CSV/TSV/JSONL/Parquet (default {DEFAULT_CHUNK_ROWS}; "
         "memory depends on it, the output does not)",
     )
+    augment.add_argument("--backend", choices=("local", "ray"), default="local",
+                         help="local (this machine) or ray (Ray Data actors; needs augkit[ray]); same output")
+    augment.add_argument("--address", default=None,
+                         help="with --backend ray: the cluster to join (default: start a local Ray instance)")
     augment.add_argument("--strict", action="store_true",
                          help="stop at the first row an augmenter or filter fails on (default: keep that row "
                               "unaugmented, count the failure in the summary and go on)")
@@ -255,6 +259,7 @@ def _augment(args: argparse.Namespace) -> int:
         keep_original=not args.drop_original, coerce=args.coerce, chunk_rows=args.chunk_rows,
         batch_size=args.batch_size, workers=args.workers, progress=args.progress, resume=args.resume,
         job_dir=Path(args.job_dir) if args.job_dir else None, strict=args.strict,
+        backend=args.backend, address=args.address,
     )
     try:
         report = augment_file(job)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from augkit.adapters.provenance import SOURCE_COLUMN
 from augkit.api import build_pipeline
 from augkit.errors import AugkitError, InputError
 from augkit.jobs import AugmentJob, job_folder_for, report_from_records
@@ -50,6 +51,8 @@ class FileJob:
     resume: bool = False
     job_dir: Path | None = None
     strict: bool = False
+    backend: str = "local"
+    address: str | None = None
 
 
 class Interrupted(Exception):
@@ -74,7 +77,6 @@ def augment_file(job: FileJob) -> AugmentationReport:
     if not streamable(job):
         return _augment_in_memory(job)
     from augkit import __version__
-    from augkit.adapters.frame import augment_frame
 
     pipeline = build_pipeline(job.method, dict(job.params))
     pipeline.strict = job.strict
@@ -92,6 +94,7 @@ def augment_file(job: FileJob) -> AugmentationReport:
     if needs_all and job.n > 0:
         _prepare_with_every_text(pipeline, job)
     fmt = table_format(job.output)
+    augment_chunk = _local_chunks if job.backend == "local" else _ray_chunks(job.address)
     chunks = 0
     from tqdm.auto import tqdm
 
@@ -103,7 +106,7 @@ def augment_file(job: FileJob) -> AugmentationReport:
                 if state.is_done(index):
                     bar.update(len(chunk))
                     continue
-                out, report = augment_frame(
+                out, report = augment_chunk(
                     pipeline, chunk, text_column=job.text_column, label_column=job.label_column,
                     keep_original=job.keep_original, n=job.n, seed=seed, coerce=job.coerce,
                     batch_size=job.batch_size, progress=False, workers=job.workers, prepared=needs_all,
@@ -131,6 +134,34 @@ def augment_file(job: FileJob) -> AugmentationReport:
     assemble([state.chunk_file(i, fmt) for i in range(chunks)], columns, job.output, fmt)
     state.remove()
     return report_from_records(records)
+
+
+def _local_chunks(pipeline: Any, chunk: Any, **options: Any) -> tuple[Any, AugmentationReport]:
+    from augkit.adapters.frame import augment_frame
+
+    return augment_frame(pipeline, chunk, **options)
+
+
+def _ray_chunks(address: str | None):
+    """Augment each chunk on Ray: a local instance, or the cluster at ``address``."""
+    from augkit.ray_backend import connect
+
+    connect(address)
+
+    def augment_chunk(pipeline: Any, chunk: Any, **options: Any) -> tuple[Any, AugmentationReport]:
+        import ray
+
+        from augkit.adapters.ray_dataset import augment_ray_dataset
+
+        options.pop("prepared", None)  # the Ray adapter prepares (or not) by itself
+        blocks = max(1, min(len(chunk) // max(options["batch_size"], 1), 64))
+        dataset = ray.data.from_pandas(chunk.reset_index(drop=True)).repartition(blocks)
+        out, report = augment_ray_dataset(pipeline, dataset, **options)
+        frame = out.to_pandas()
+        frame[SOURCE_COLUMN] = chunk.index.take(frame[SOURCE_COLUMN].to_numpy()).to_numpy(dtype=object)
+        return frame, report
+
+    return augment_chunk
 
 
 def _prepare_with_every_text(pipeline: Any, job: FileJob) -> None:

@@ -96,7 +96,7 @@ def test_dataset_round_trip_matches_the_dataframe_path(banking77_10shot):
 
 
 def test_unsupported_container_is_a_clear_error():
-    with pytest.raises(augkit.InputError, match="expected a list of str, a pandas.DataFrame or a datasets.Dataset"):
+    with pytest.raises(augkit.InputError, match="expected a list of str, a pandas.DataFrame, a datasets.Dataset or a ray.data.Dataset"):
         augkit.augment({"text": "x"}, "eda")
     with pytest.raises(augkit.InputError, match="single str"):
         augkit.augment("hello world", "eda")

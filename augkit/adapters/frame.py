@@ -29,8 +29,12 @@ def augment_frame(
     text_column: str,
     label_column: str | None,
     keep_original: bool,
+    reason_column: str | None = None,
     **options: Any,
 ) -> tuple[Any, AugmentationReport]:
+    """Augment ``frame`` (see the module docstring). ``reason_column`` adds a column that
+    says, on each original row that got no augmentation, why (for backends that count
+    rows elsewhere)."""
     import numpy as np
     import pandas as pd
 
@@ -67,6 +71,9 @@ def augment_frame(
     out[METHOD_COLUMN] = pd.Series(methods, dtype=object)
     for name in scores:
         out[name] = pd.Series(score_values[name], dtype=float)
+    if reason_column is not None:
+        reasons = [None if text is not None else result.reasons[p] for p, text in zip(positions, new_texts)]
+        out[reason_column] = pd.Series(reasons, dtype=object)
     result.report.original_rows_written = len(frame) if keep_original else 0
     return out, result.report
 

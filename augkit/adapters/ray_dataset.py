@@ -1,0 +1,113 @@
+"""Ray Data in, Ray Data out: the same augmentation as the local backend, on a Ray cluster.
+
+The dataset is zipped with its row positions (``augkit_source``), then ``map_batches`` runs
+the pipeline in a pool of ``workers`` actors: each actor receives the pipeline once (so a
+model-backed augmenter loads its model once per actor) and augments batch after batch. Rows are
+seeded one by one, so the rows, provenance and candidates are those of the local backend
+whatever the number of blocks or actors; the output keeps the input order
+(``preserve_order``). An actor that dies (a killed worker, a lost node) is restarted and its
+batch retried (``max_restarts`` / ``max_task_retries``).
+
+Filters that compare candidates with every original (``label_integrity``) are shown the text
+column once, on the driver, before the actors start.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from augkit.adapters.frame import augment_frame, check_columns
+from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
+from augkit.engine import DEFAULT_BATCH_SIZE, prepare_pipeline
+from augkit.pipeline import Pipeline
+from augkit.report import AugmentationReport
+
+_POSITION = "__augkit_position"
+_REASON = "__augkit_reason"
+#: Restarts of a dead actor, and retries of the batch it was running.
+ACTOR_RESTARTS = 3
+
+
+def augment_ray_dataset(
+    pipeline: Pipeline,
+    dataset: Any,
+    *,
+    text_column: str,
+    label_column: str | None,
+    keep_original: bool,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    workers: int = 1,
+    num_cpus_per_worker: float = 1,
+    num_gpus_per_worker: float = 0,
+    progress: bool | None = None,
+    **options: Any,
+) -> tuple[Any, AugmentationReport]:
+    """Augment a ``ray.data.Dataset`` with a pool of ``workers`` actors."""
+    import ray
+
+    check_columns(list(dataset.columns()), text_column, label_column)
+    ray.data.DataContext.get_current().execution_options.preserve_order = True
+    rows = dataset.count()
+    if options.get("n", 0) > 0 and any(getattr(step, "needs_all_texts", False) for step in pipeline.filters):
+        columns = [text_column] + ([label_column] if label_column is not None else [])
+        every = dataset.select_columns(columns).to_pandas()
+        prepare_pipeline(pipeline, every[text_column].tolist(), describe_row=lambda i: f"column {text_column!r}, row {i}",
+                         coerce=options.get("coerce", False),
+                         labels=every[label_column].tolist() if label_column is not None else None)
+        options = {**options, "prepared": True}
+    # Materialised before the actors start: with every CPU held by an actor, upstream tasks
+    # (reading, zipping) would otherwise wait forever on a small cluster.
+    positioned = dataset.zip(ray.data.range(rows).rename_columns({"id": _POSITION})).materialize()
+    mapped = positioned.map_batches(
+        _RayBatchAugmenter,
+        fn_constructor_kwargs={
+            "pipeline": pipeline, "text_column": text_column, "label_column": label_column,
+            "keep_original": keep_original, "options": options,
+        },
+        batch_format="pandas",
+        batch_size=batch_size,
+        compute=ray.data.ActorPoolStrategy(size=workers),
+        num_cpus=num_cpus_per_worker,
+        num_gpus=num_gpus_per_worker,
+        max_restarts=ACTOR_RESTARTS,
+        max_task_retries=ACTOR_RESTARTS,
+    ).materialize()
+    report = _report(mapped, rows, keep_original)
+    if not keep_original:
+        mapped = mapped.filter(lambda row: row[METHOD_COLUMN] is not None)
+    return mapped.drop_columns([_REASON]), report
+
+
+class _RayBatchAugmenter:
+    """One actor of the pool: holds the pipeline, augments pandas batches."""
+
+    def __init__(self, pipeline: Pipeline, text_column: str, label_column: str | None, keep_original: bool, options: dict):
+        self.pipeline = pipeline
+        self.text_column = text_column
+        self.label_column = label_column
+        self.keep_original = keep_original
+        self.options = {**options, "progress": False, "workers": 1}
+
+    def __call__(self, batch: Any) -> Any:
+        positions = batch.pop(_POSITION).tolist()
+        batch.index = positions
+        # originals always travel (they carry the reasons the report counts); dropped after
+        out, _ = augment_frame(self.pipeline, batch, text_column=self.text_column, label_column=self.label_column,
+                               keep_original=True, reason_column=_REASON, **self.options)
+        return out.reset_index(drop=True)
+
+
+def _report(mapped: Any, rows: int, keep_original: bool) -> AugmentationReport:
+    from collections import Counter
+
+    report = AugmentationReport(rows_read=rows, original_rows_written=rows if keep_original else 0)
+    reasons: Counter = Counter()
+    sources: set = set()
+    for batch in mapped.select_columns([SOURCE_COLUMN, METHOD_COLUMN, _REASON]).iter_batches(batch_format="pandas"):
+        augmented = batch[METHOD_COLUMN].notna()
+        report.augmentations += int(augmented.sum())
+        sources.update(batch.loc[augmented, SOURCE_COLUMN].tolist())
+        reasons.update(r for r in batch[_REASON].tolist() if isinstance(r, str) and r)
+    report.rows_augmented = len(sources)
+    report.without_augmentation = reasons
+    return report

@@ -1,0 +1,104 @@
+"""The Ray backend on a real local Ray instance (2 CPUs): the same rows, provenance, candidates
+and counts as the local backend whatever the number of blocks or actors; a worker killed
+mid-job is restarted by Ray and the result is still complete and exact; the command line's
+``--backend ray`` writes the local backend's bytes."""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+
+import pandas as pd
+import pytest
+
+import augkit
+from augkit.cli import main
+
+ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    from ray import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the test augmenters travel to the actors
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def frame(banking77_10shot) -> pd.DataFrame:
+    frame = banking77_10shot.head(150).reset_index(drop=True).copy()
+    frame.loc[4, "text"] = ""
+    return frame
+
+
+def _local(frame, method, **options):
+    return augkit.augment_with_report(frame, method, **options)
+
+
+@pytest.mark.parametrize(("blocks", "workers", "keep_original"), [(3, 1, True), (11, 2, True), (5, 2, False)])
+def test_same_output_as_the_local_backend(frame, blocks, workers, keep_original):
+    local, local_report = _local(frame, "eda+aeda", n=2, seed=9, keep_original=keep_original)
+    dataset = ray.data.from_pandas(frame).repartition(blocks)
+    out, report = augkit.augment_with_report(dataset, "eda+aeda", n=2, seed=9, workers=workers, batch_size=16,
+                                             keep_original=keep_original)
+    remote = out.to_pandas()
+    assert remote.columns.tolist() == local.columns.tolist()
+    assert remote["text"].tolist() == local["text"].tolist()
+    assert remote["label"].tolist() == local["label"].tolist()
+    assert [int(s) for s in remote["augkit_source"]] == [int(s) for s in local["augkit_source"]]
+    assert report.as_dict() == local_report.as_dict()
+
+
+def test_a_filter_that_needs_every_original_sees_them_on_ray(frame):
+    local, _ = _local(frame, "eda|label_integrity", n=2, seed=1, label_column="label")
+    out, _ = augkit.augment_with_report(ray.data.from_pandas(frame).repartition(6), "eda|label_integrity", n=2, seed=1,
+                                        label_column="label", workers=2, batch_size=20)
+    remote = out.to_pandas()
+    assert remote["text"].tolist() == local["text"].tolist()
+    assert remote["augkit_label_integrity"].round(6).fillna(-9).tolist() == local["augkit_label_integrity"].round(6).fillna(-9).tolist()
+
+
+class DiesOnce(augkit.Augmenter):
+    """Shouts; the first time it sees ``victim``, its worker process dies (as if killed)."""
+
+    name = "dies_once"
+
+    def __init__(self, victim: str = "", marker: str = ""):
+        self.victim = victim
+        self.marker = marker
+
+    def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
+        if text == self.victim and not os.path.exists(self.marker):
+            open(self.marker, "w").close()
+            os._exit(1)
+        return [f"{text.upper()}{'!' * rng.randint(1, 4)}" for _ in range(n)]
+
+
+def test_a_killed_worker_is_restarted_and_the_result_is_complete_and_exact(frame, tmp_path):
+    marker = tmp_path / "died"
+    victim = frame["text"].iloc[77]
+    (tmp_path / "never").touch()  # the local reference run must not die
+    local, local_report = _local(frame, DiesOnce(victim, str(tmp_path / "never")), n=2, seed=4)
+    out, report = augkit.augment_with_report(ray.data.from_pandas(frame).repartition(4), DiesOnce(victim, str(marker)),
+                                             n=2, seed=4, workers=2, batch_size=25)
+    assert marker.exists()  # a worker did die
+    remote = out.to_pandas()
+    assert remote["text"].tolist() == local["text"].tolist()
+    assert report.as_dict() == local_report.as_dict()
+
+
+def test_the_command_line_backend_writes_the_local_bytes(tmp_path, frame):
+    path = tmp_path / "in.csv"
+    frame.to_csv(path, index=False)
+    outputs = {}
+    for backend in ("local", "ray"):
+        out = tmp_path / f"{backend}.csv"
+        assert main(["augment", str(path), "-m", "eda", "-n", "2", "--seed", "3", "--chunk-rows", "60",
+                     "--backend", backend, "--workers", "2", "-o", str(out), "--no-progress"]) == 0
+        outputs[backend] = out.read_bytes()
+    assert outputs["ray"] == outputs["local"]
