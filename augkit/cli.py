@@ -110,6 +110,10 @@ def _build_parser() -> argparse.ArgumentParser:
                          help="local (this machine) or ray (Ray Data actors; needs augkit[ray]); same output")
     augment.add_argument("--address", default=None,
                          help="with --backend ray: the cluster to join (default: start a local Ray instance)")
+    augment.add_argument("--cpus-per-worker", type=float, default=1,
+                         help="with --backend ray: CPUs each actor reserves (default 1)")
+    augment.add_argument("--gpus-per-worker", type=float, default=0,
+                         help="with --backend ray: GPUs each actor reserves (default 0; e.g. 1 for a model on GPU)")
     augment.add_argument("--strict", action="store_true",
                          help="stop at the first row an augmenter or filter fails on (default: keep that row "
                               "unaugmented, count the failure in the summary and go on)")
@@ -259,7 +263,8 @@ def _augment(args: argparse.Namespace) -> int:
         keep_original=not args.drop_original, coerce=args.coerce, chunk_rows=args.chunk_rows,
         batch_size=args.batch_size, workers=args.workers, progress=args.progress, resume=args.resume,
         job_dir=Path(args.job_dir) if args.job_dir else None, strict=args.strict,
-        backend=args.backend, address=args.address,
+        backend=args.backend, address=args.address, cpus_per_worker=args.cpus_per_worker,
+        gpus_per_worker=args.gpus_per_worker,
     )
     try:
         report = augment_file(job)

@@ -53,6 +53,8 @@ class FileJob:
     strict: bool = False
     backend: str = "local"
     address: str | None = None
+    cpus_per_worker: float = 1
+    gpus_per_worker: float = 0
 
 
 class Interrupted(Exception):
@@ -94,7 +96,7 @@ def augment_file(job: FileJob) -> AugmentationReport:
     if needs_all and job.n > 0:
         _prepare_with_every_text(pipeline, job)
     fmt = table_format(job.output)
-    augment_chunk = _local_chunks if job.backend == "local" else _ray_chunks(job.address)
+    augment_chunk = _local_chunks if job.backend == "local" else _ray_chunks(job.address, job.cpus_per_worker, job.gpus_per_worker)
     chunks = 0
     from tqdm.auto import tqdm
 
@@ -142,8 +144,9 @@ def _local_chunks(pipeline: Any, chunk: Any, **options: Any) -> tuple[Any, Augme
     return augment_frame(pipeline, chunk, **options)
 
 
-def _ray_chunks(address: str | None):
-    """Augment each chunk on Ray: a local instance, or the cluster at ``address``."""
+def _ray_chunks(address: str | None, cpus_per_worker: float, gpus_per_worker: float):
+    """Augment each chunk on Ray (a local instance, or the cluster at ``address``), each
+    actor reserving ``cpus_per_worker`` CPUs and ``gpus_per_worker`` GPUs."""
     from augkit.ray_backend import connect
 
     connect(address)
@@ -156,7 +159,8 @@ def _ray_chunks(address: str | None):
         options.pop("prepared", None)  # the Ray adapter prepares (or not) by itself
         blocks = max(1, min(len(chunk) // max(options["batch_size"], 1), 64))
         dataset = ray.data.from_pandas(chunk.reset_index(drop=True)).repartition(blocks)
-        out, report = augment_ray_dataset(pipeline, dataset, **options)
+        out, report = augment_ray_dataset(pipeline, dataset, num_cpus_per_worker=cpus_per_worker,
+                                          num_gpus_per_worker=gpus_per_worker, **options)
         frame = out.to_pandas()
         frame[SOURCE_COLUMN] = chunk.index.take(frame[SOURCE_COLUMN].to_numpy()).to_numpy(dtype=object)
         return frame, report

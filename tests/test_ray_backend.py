@@ -99,6 +99,6 @@ def test_the_command_line_backend_writes_the_local_bytes(tmp_path, frame):
     for backend in ("local", "ray"):
         out = tmp_path / f"{backend}.csv"
         assert main(["augment", str(path), "-m", "eda", "-n", "2", "--seed", "3", "--chunk-rows", "60",
-                     "--backend", backend, "--workers", "2", "-o", str(out), "--no-progress"]) == 0
+                     "--backend", backend, "--workers", "2", "--cpus-per-worker", "0.5", "-o", str(out), "--no-progress"]) == 0
         outputs[backend] = out.read_bytes()
     assert outputs["ray"] == outputs["local"]

@@ -50,7 +50,7 @@ def augment_dataset(
     columns = list(dataset.column_names or []) if streaming else list(dataset.column_names)
     check_columns(columns, text_column, label_column)
     features = _output_features(dataset.features, pipeline.score_names) if dataset.features is not None else None
-    if options.get("n", 0) > 0 and not streaming:
+    if options.get("n", 0) > 0 and not streaming and _filters_prepare(pipeline):
         # Filters compare candidates with all originals (label_integrity): show them the
         # whole column once, not one map batch at a time.
         prepare_pipeline(
@@ -138,15 +138,26 @@ def _reasons_by_row(result, rows: int) -> list[str]:
 
 
 def _report(mapped: Any, rows: int, keep_original: bool) -> AugmentationReport:
-    reasons = [r for r in mapped[_REASON] if r is not None]
-    methods = mapped[METHOD_COLUMN]
-    sources = mapped[SOURCE_COLUMN]
+    """The run's counts, from the output's arrow columns (not row by row)."""
+    import pyarrow.compute as pc
+
+    table = mapped.data
+    augmented = pc.is_valid(table.column(METHOD_COLUMN))
+    reasons = pc.value_counts(pc.drop_null(table.column(_REASON))).to_pylist()
     report = AugmentationReport(rows_read=rows)
-    report.augmentations = sum(1 for m in methods if m is not None)
-    report.rows_augmented = len({s for s, m in zip(sources, methods) if m is not None})
-    report.without_augmentation = Counter(r for r in reasons if r)
+    report.augmentations = pc.sum(augmented).as_py() or 0
+    report.rows_augmented = len(pc.unique(pc.filter(table.column(SOURCE_COLUMN), augmented)))
+    report.without_augmentation = Counter({item["values"]: item["counts"] for item in reasons if item["values"]})
     report.original_rows_written = rows if keep_original else 0
     return report
+
+
+def _filters_prepare(pipeline: Pipeline) -> bool:
+    """Whether any filter of ``pipeline`` does something in ``prepare`` (else skip the pass
+    over the whole text column)."""
+    from augkit.filters.base import Filter
+
+    return any(type(step).prepare is not Filter.prepare for step in pipeline.filters)
 
 
 def _output_features(features: Any, score_names) -> Any:
