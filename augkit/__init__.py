@@ -12,6 +12,7 @@ from augkit.augmenter import Augmenter
 from augkit.candidate import Candidate
 from augkit.errors import (
     AugkitError,
+    AugmentationFailedError,
     AugmenterOutputError,
     InputError,
     InvalidParameterError,
