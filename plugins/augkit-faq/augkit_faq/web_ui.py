@@ -2,6 +2,8 @@
 options, run :func:`augkit_faq.paraphrase_faq`, review every candidate with its scores, untick
 or tick any, download the augmented FAQ.
 
+The three event handlers (:func:`load_upload`, :func:`paraphrase_upload`,
+:func:`build_download`) are plain functions, so their messages are tested without a browser.
 Everything the app writes goes under the one temporary folder it is given; uploads above the
 size limit are refused by gradio's server and, with a message, by the upload handler.
 Import this module only when serving: it imports gradio.
@@ -9,6 +11,7 @@ Import this module only when serving: it imports gradio.
 
 from __future__ import annotations
 
+import logging
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -16,10 +19,23 @@ from typing import Any
 import gradio as gr
 
 from augkit.errors import AugkitError
-from augkit_faq.faq import DEFAULT_MIN_SIMILARITY, paraphrase_faq
+from augkit_faq.faq import DEFAULT_MIN_SIMILARITY, FaqResult, paraphrase_faq
 from augkit_faq.faq_cli import format_summary
-from augkit_faq.generators import DEFAULT_GENERATOR, DEFAULT_NUM_RETURN, DEFAULT_TOP_K, DEFAULT_TOP_P, OFFLINE_GENERATOR
-from augkit_faq.review import check_upload_size, download_path, guess_columns, kept_ids, review_table
+from augkit_faq.generators import (
+    DEFAULT_GENERATOR,
+    DEFAULT_NUM_RETURN,
+    DEFAULT_TOP_K,
+    DEFAULT_TOP_P,
+    OFFLINE_GENERATOR,
+)
+from augkit_faq.review import (
+    REVIEW_COLUMNS,
+    check_upload_size,
+    download_path,
+    guess_columns,
+    kept_ids,
+    review_table,
+)
 
 TITLE = "augkit FAQ paraphrasing"
 INTRO = (
@@ -28,17 +44,23 @@ INTRO = (
     "and, used as a query, finds its own question first. Untick any paraphrase you do not want, tick any rejected "
     "one you do, then build the augmented file."
 )
+FILE_TYPES = [".csv", ".tsv", ".jsonl", ".parquet", ".xlsx"]
+_log = logging.getLogger(__name__)
 
 
 def build_app(max_file_size: int, temp_dir: str | Path, *, default_generator: str = OFFLINE_GENERATOR) -> gr.Blocks:
-    """The app; ``max_file_size`` in bytes, ``temp_dir`` the only folder it writes to."""
+    """The app; ``max_file_size`` in bytes, ``temp_dir`` the folder its built files go to.
+
+    Gradio keeps uploads in ``$GRADIO_TEMP_DIR``, read when components are made and when the
+    server starts: ``augkit serve`` points it at the same folder before importing gradio.
+    Launch with ``max_file_size`` too, so that the server itself refuses oversized uploads.
+    """
     temp_dir = Path(temp_dir)
     with gr.Blocks(title=TITLE, analytics_enabled=False, delete_cache=(3600, 3600)) as app:
         gr.Markdown(f"# {TITLE}\n{INTRO}")
         result_state = gr.State(None)
         with gr.Row():
-            upload = gr.File(label="FAQ file", file_types=[".csv", ".tsv", ".jsonl", ".parquet", ".xlsx"],
-                             type="filepath", elem_id="faq-file")
+            upload = gr.File(label="FAQ file", file_types=FILE_TYPES, type="filepath", elem_id="faq-file")
             with gr.Column():
                 question_column = gr.Dropdown(label="question column", choices=[], elem_id="question-column")
                 answer_column = gr.Dropdown(label="answer column", choices=[], elem_id="answer-column")
@@ -58,7 +80,7 @@ def build_app(max_file_size: int, temp_dir: str | Path, *, default_generator: st
         run = gr.Button("Paraphrase", variant="primary", elem_id="run")
         status = gr.Markdown("", elem_id="status")
         review = gr.Dataframe(
-            headers=["keep", "question", "candidate", "status", "semantic", "label_integrity", "nearest_question", "candidate_id"],
+            headers=REVIEW_COLUMNS,
             datatype=["bool", "str", "str", "str", "number", "number", "str", "number"],
             interactive=True, static_columns=[1, 2, 3, 4, 5, 6, 7], wrap=True, elem_id="review",
             column_widths=["64px", "24%", "28%", "120px", "90px", "90px", "20%", "90px"],
@@ -67,42 +89,15 @@ def build_app(max_file_size: int, temp_dir: str | Path, *, default_generator: st
         build = gr.Button("Build augmented file", elem_id="build")
         download = gr.File(label="augmented FAQ", interactive=False, elem_id="download")
 
-        def on_upload(path: str | None):
-            if not path:
-                return gr.update(choices=[], value=None), gr.update(choices=[], value=None), ""
-            try:
-                check_upload_size(path, max_file_size)
-                columns = [str(c) for c in _read(path).columns]
-            except AugkitError as error:
-                return gr.update(choices=[], value=None), gr.update(choices=[], value=None), f"**Cannot use this file:** {error}"
-            question, answer = guess_columns(columns)
-            message = f"{Path(path).name}: columns {', '.join(columns)}"
-            return gr.update(choices=columns, value=question), gr.update(choices=columns, value=answer), message
+        def on_upload(path):
+            return load_upload(path, max_file_size)
 
         def on_run(path, question, answer, generator_name, most, count, k, p, minimum, seed_value):
-            if not path:
-                return None, None, "**Upload an FAQ file first.**"
-            try:
-                check_upload_size(path, max_file_size)
-                result = paraphrase_faq(
-                    _read(path), question, answer, n=int(most) or None, generator=str(generator_name).strip(),
-                    seed=int(seed_value), num_return=int(count), top_k=int(k), top_p=float(p),
-                    min_similarity=float(minimum),
-                )
-            except AugkitError as error:
-                return None, None, f"**Error:** {error}"
-            return result, review_table(result.candidates), _status(result.summary)
+            return paraphrase_upload(path, question, answer, generator_name, most, count, k, p, minimum, seed_value,
+                                     max_file_size=max_file_size)
 
         def on_build(path, result, edited):
-            if result is None:
-                return None, "**Run the paraphrasing first.**"
-            target = download_path(Path(path).name if path else "faq.csv", Path(tempfile.mkdtemp(dir=temp_dir)))
-            try:
-                _write(result.table_for(kept_ids(edited)), target)
-            except AugkitError as error:
-                return None, f"**Error:** {error}"
-            kept = len(kept_ids(edited))
-            return str(target), f"{target.name}: {result.summary['rows']} original rows and {kept} paraphrases"
+            return build_download(path, result, edited, temp_dir=temp_dir)
 
         upload.change(on_upload, inputs=upload, outputs=[question_column, answer_column, status])
         run.click(on_run, inputs=[upload, question_column, answer_column, generator, n, num_return, top_k, top_p,
@@ -111,15 +106,86 @@ def build_app(max_file_size: int, temp_dir: str | Path, *, default_generator: st
     return app
 
 
+def load_upload(path: str | None, max_file_size: int) -> tuple[dict, dict, str]:
+    """On upload: the two column dropdowns (filled, likely columns preselected) and a status
+    line; an oversized or unreadable file empties the dropdowns and says why."""
+    if not path:
+        return _no_columns(), _no_columns(), ""
+    try:
+        columns = [str(c) for c in _read(path, max_file_size).columns]
+    except AugkitError as error:
+        return _no_columns(), _no_columns(), f"**Cannot use this file:** {_short(error, path)}"
+    question, answer = guess_columns(columns)
+    message = f"{Path(path).name}: columns {', '.join(columns)}"
+    return gr.update(choices=columns, value=question), gr.update(choices=columns, value=answer), message
+
+
+def paraphrase_upload(
+    path: str | None, question: str | None, answer: str | None, generator: str | None,
+    n: float | None, num_return: float | None, top_k: float | None, top_p: float | None,
+    min_similarity: float | None, seed: float | None, *, max_file_size: int,
+) -> tuple[FaqResult | None, Any, str]:
+    """On "Paraphrase": the result (kept in the session), the review table and the per-step
+    counts with any notes. An empty number field means its default (``n``: every accepted
+    paraphrase). A failure gives no result and its message, never a traceback."""
+    if not path:
+        return None, None, "**Upload an FAQ file first.**"
+    try:
+        result = paraphrase_faq(
+            _read(path, max_file_size), question, answer, n=_whole(n, 0) or None,
+            generator=(generator or "").strip(), seed=_whole(seed, 0), num_return=_whole(num_return, DEFAULT_NUM_RETURN),
+            top_k=_whole(top_k, DEFAULT_TOP_K), top_p=_real(top_p, DEFAULT_TOP_P),
+            min_similarity=_real(min_similarity, DEFAULT_MIN_SIMILARITY),
+        )
+    except AugkitError as error:
+        return None, None, f"**Error:** {_short(error, path)}"
+    except Exception as error:  # noqa: BLE001 -- a model library's own failure: say it on the page, log the traceback
+        _log.exception("augkit serve: paraphrasing failed")
+        return None, None, f"**Failed:** {type(error).__name__}: {error}"
+    return result, review_table(result.candidates), _status(result.summary)
+
+
+def build_download(path: str | None, result: FaqResult | None, edited: Any, *, temp_dir: Path) -> tuple[str | None, str]:
+    """On "Build augmented file": the augmented FAQ with exactly the ticked candidates, written
+    to a fresh folder inside ``temp_dir`` in the upload's format (else CSV), and a status line."""
+    if result is None:
+        return None, "**Run the paraphrasing first.**"
+    kept = kept_ids(edited)
+    target = download_path(Path(path).name if path else "faq.csv", Path(tempfile.mkdtemp(dir=temp_dir)))
+    try:
+        _write(result.table_for(kept), target)
+    except AugkitError as error:
+        return None, f"**Error:** {error}"
+    return str(target), f"{target.name}: {result.summary['rows']} original rows and {len(kept)} paraphrases"
+
+
 def _status(summary: dict[str, Any]) -> str:
     lines = format_summary(summary, 0.0).splitlines()
     lines[0] = lines[0].rsplit(" in ", 1)[0]  # the UI has no use for the timing
     return "\n\n".join(line.strip() for line in lines)
 
 
-def _read(path: str) -> Any:
+def _no_columns() -> dict:
+    return gr.update(choices=[], value=None)
+
+
+def _short(error: Exception, path: str) -> str:
+    """The message with the upload's server-side path shortened to its file name."""
+    return str(error).replace(str(path), Path(path).name)
+
+
+def _whole(value: float | None, default: int) -> int:
+    return default if value is None else int(value)
+
+
+def _real(value: float | None, default: float) -> float:
+    return default if value is None else float(value)
+
+
+def _read(path: str, max_file_size: int) -> Any:
     from augkit.table_io import read_table
 
+    check_upload_size(path, max_file_size)
     return read_table(path)
 
 

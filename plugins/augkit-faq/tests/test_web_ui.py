@@ -1,14 +1,15 @@
 """The web UI's logic without a browser: sizes, column guesses, the review table and its
-ticks, where the download is written, and ``augkit serve``'s refusals."""
+ticks, the three event handlers' messages and files, and ``augkit serve``'s refusals."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pandas as pd
 import pytest
-
-from augkit.errors import AugkitError
 from augkit_faq import paraphrase_faq
 from augkit_faq.review import (
     check_upload_size,
@@ -19,6 +20,8 @@ from augkit_faq.review import (
     parse_size,
     review_table,
 )
+
+from augkit.errors import AugkitError
 
 
 @pytest.mark.parametrize(("text", "size"), [("20MB", 20_000_000), ("500 kb", 500_000), ("1MiB", 1_048_576), (2048, 2048), ("1.5GB", 1_500_000_000)])
@@ -108,3 +111,156 @@ def test_serve_refuses_a_bad_size_before_starting(capsys):
     assert main(["serve", "--max-file-size", "lots"]) == 2
     assert "cannot read 'lots' as a size" in capsys.readouterr().err
 
+
+
+def test_importing_the_plugin_does_not_import_gradio():
+    code = "import sys, augkit_faq, augkit_faq.serve_cli; assert 'gradio' not in sys.modules, 'gradio imported'"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_serve_without_gradio_names_the_extra_and_leaves_no_folder(monkeypatch, tmp_path, capsys):
+    from augkit.cli import main
+
+    monkeypatch.setitem(sys.modules, "gradio", None)  # as if not installed
+    monkeypatch.delitem(sys.modules, "augkit_faq.web_ui", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("GRADIO_TEMP_DIR", "")
+    monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "")
+    assert main(["serve"]) == 2
+    assert "augkit serve needs the web UI extra: pip install 'augkit[ui]'" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+# The handlers behind the page (gradio is imported: it is in the test extra).
+
+@pytest.fixture
+def faq_csv(tmp_path, covid_faq) -> Path:
+    path = tmp_path / "faq.csv"
+    covid_faq.iloc[:25].rename(columns={"question": "Q", "answer": "A"}).assign(topic="covid").to_csv(path, index=False)
+    return path
+
+
+def test_an_upload_fills_both_dropdowns_and_preselects_the_likely_columns(faq_csv):
+    from augkit_faq.web_ui import load_upload
+
+    question, answer, status = load_upload(str(faq_csv), 20_000_000)
+    assert question["choices"] == answer["choices"] == ["Q", "A", "topic"]
+    assert (question["value"], answer["value"]) == ("Q", "A")
+    assert status == "faq.csv: columns Q, A, topic"
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("faq.xlsx", b"not a workbook", "**Cannot use this file:** cannot read 'faq.xlsx' as xlsx"),
+        ("faq.csv", b"", "**Cannot use this file:** input file 'faq.csv' is empty"),
+        ("faq.csv", b"q,a\n" + b"x,y\n" * 600, "**Cannot use this file:** the file is 2.4 KB; the limit is 1 KB"),
+    ],
+)
+def test_an_unusable_upload_empties_the_dropdowns_and_says_why(tmp_path, name, content, message):
+    from augkit_faq.web_ui import load_upload
+
+    path = tmp_path / name
+    path.write_bytes(content)
+    question, answer, status = load_upload(str(path), 1000)
+    assert question["choices"] == answer["choices"] == [] and question["value"] is None
+    assert status.startswith(message), status
+    assert str(tmp_path) not in status  # the server-side path is shortened to the file name
+
+
+def _scripting(monkeypatch, candidates):
+    """Runs the real paraphrase_faq with a scripted generator and records the options the page passed."""
+    from augkit_faq import web_ui
+
+    calls = []
+
+    def scripted(frame, question, answer, **options):
+        calls.append(options)
+        return paraphrase_faq(frame, question, answer, **{**options, "generator": Scripted(candidates)})
+
+    monkeypatch.setattr(web_ui, "paraphrase_faq", scripted)
+    return calls
+
+
+def test_a_run_passes_the_options_and_empty_fields_mean_the_defaults(monkeypatch, faq_csv, covid_faq):
+    from augkit_faq.web_ui import paraphrase_upload
+
+    first = covid_faq["question"].iloc[0].strip()
+    calls = _scripting(monkeypatch, {first: ["Could you explain what COVID-19 is?", "How do I bake bread?"]})
+    result, review, status = paraphrase_upload(str(faq_csv), "Q", "A", " backtranslation ", None, None, None, None, None, None,
+                                               max_file_size=20_000_000)
+    assert calls[0] == {"n": None, "generator": "backtranslation", "seed": 0, "num_return": 40, "top_k": 120,
+                        "top_p": 0.98, "min_similarity": 0.8}
+    assert review["candidate"].tolist() == ["Could you explain what COVID-19 is?", "How do I bake bread?"]
+    assert review["keep"].tolist() == [True, False]
+    assert result.summary["accepted"] == 1
+    assert "generated 2" in status and "kept 1" in status and "Traceback" not in status
+
+    paraphrase_upload(str(faq_csv), "Q", "A", "backtranslation", 3, 5, 10, 0.5, 0.7, 7.0, max_file_size=20_000_000)
+    assert calls[1] == {"n": 3, "generator": "backtranslation", "seed": 7, "num_return": 5, "top_k": 10,
+                        "top_p": 0.5, "min_similarity": 0.7}
+
+
+def test_a_run_shows_the_notes_about_repeated_questions(monkeypatch, tmp_path):
+    from augkit_faq.web_ui import paraphrase_upload
+
+    path = tmp_path / "faq.csv"
+    pd.DataFrame({"question": ["What is covid?", "What is covid?", "How do I wash my hands?"],
+                  "answer": ["A virus.", "A virus.", "With soap."]}).to_csv(path, index=False)
+    _scripting(monkeypatch, {})
+    with pytest.warns(RuntimeWarning, match="appears in rows 0, 1"):
+        result, _, status = paraphrase_upload(str(path), "question", "answer", "backtranslation", 0, 2, 120, 0.98, 0.8, 0,
+                                              max_file_size=20_000_000)
+    assert result.summary["notes"] and all(f"note: {note}" in status for note in result.summary["notes"])
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "generator", "message"),
+    [
+        ("Question", "A", "backtranslation", "**Error:** the FAQ has no"),
+        ("Q", "Q", "backtranslation", "**Error:** the question and answer columns are both 'Q'"),
+        ("Q", "A", None, "**Error:** generator must be a model id or path"),
+    ],
+)
+def test_a_run_with_bad_choices_shows_the_message(faq_csv, question, answer, generator, message):
+    from augkit_faq.web_ui import paraphrase_upload
+
+    result, review, status = paraphrase_upload(str(faq_csv), question, answer, generator, 0, 2, 120, 0.98, 0.8, 0,
+                                               max_file_size=20_000_000)
+    assert result is None and review is None
+    assert status.startswith(message), status
+
+
+def test_a_run_that_fails_inside_a_model_library_shows_its_message_not_a_traceback(monkeypatch, faq_csv):
+    from augkit_faq import web_ui
+
+    def broken(*args, **kwargs):
+        raise OSError("cannot reach huggingface.co to download 'some/model'")
+
+    monkeypatch.setattr(web_ui, "paraphrase_faq", broken)
+    result, _, status = web_ui.paraphrase_upload(str(faq_csv), "Q", "A", "some/model", 0, 2, 120, 0.98, 0.8, 0,
+                                                 max_file_size=20_000_000)
+    assert result is None
+    assert status == "**Failed:** OSError: cannot reach huggingface.co to download 'some/model'"
+    assert web_ui.paraphrase_upload(None, "Q", "A", "x", 0, 2, 120, 0.98, 0.8, 0, max_file_size=1)[2] == "**Upload an FAQ file first.**"
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".xlsx"])
+def test_the_built_file_holds_the_ticked_rows_in_the_upload_format_inside_the_temp_folder(result, tmp_path, suffix):
+    from augkit_faq.web_ui import build_download
+
+    from augkit.table_io import read_table
+
+    review = review_table(result.candidates)
+    review["keep"] = review["status"] != "accepted"  # every choice flipped
+    temp_dir = tmp_path / "serve"
+    temp_dir.mkdir()
+    path, status = build_download(f"/elsewhere/upload/faq{suffix}", result, review, temp_dir=temp_dir)
+    assert Path(path).is_relative_to(temp_dir) and Path(path).name == f"faq-augmented{suffix}"
+    flipped = kept_ids(review)
+    assert status == f"faq-augmented{suffix}: 25 original rows and {len(flipped)} paraphrases"
+    written = read_table(path)
+    expected = result.table_for(flipped)
+    assert written["question"].tolist() == expected["question"].tolist()
+    assert len(written) == 25 + len(flipped)
+    assert build_download("faq.csv", None, review, temp_dir=temp_dir) == (None, "**Run the paraphrasing first.**")

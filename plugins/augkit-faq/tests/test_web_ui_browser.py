@@ -6,6 +6,7 @@ is refused with a visible message. Skipped only off CI when Chromium is missing.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -36,9 +37,13 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def temp_dir():
+    """The app's folder, also gradio's upload folder (as `augkit serve` sets it); removed after."""
     folder = tempfile.mkdtemp(prefix="augkit-serve-test-")
-    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-    return Path(folder)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GRADIO_TEMP_DIR", folder)
+        patch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
+        yield Path(folder)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _serve(limit: int, temp_dir: Path):
@@ -103,6 +108,8 @@ def test_upload_run_review_and_download(browser, temp_dir, faq_file, tmp_path):
             page.locator("#download a").first.click()
         saved = tmp_path / download.value.suggested_filename
         download.value.save_as(saved)
+        # The upload and the built file are in the app's folder (gradio's delete_cache clears it on close).
+        assert list(temp_dir.rglob("stackfaq.csv")) and list(temp_dir.rglob("stackfaq-augmented.csv"))
     finally:
         app.close()
 
@@ -116,7 +123,6 @@ def test_upload_run_review_and_download(browser, temp_dir, faq_file, tmp_path):
     for _, row in added.iterrows():
         assert row["answer"] == source.loc[int(row["augkit_source"]), "answer"]
     assert len(out) == len(source) + 1
-    assert list(temp_dir.rglob("stackfaq-augmented.csv"))  # built inside the app's folder
 
 
 def test_the_command_keeps_its_files_in_one_temporary_folder_and_removes_it(browser, faq_file, tmp_path):
