@@ -1,8 +1,9 @@
 """The ``augkit`` command: ``list``, ``info METHOD``, ``augment INPUT -m METHOD -n N -o OUTPUT``,
 ``evaluate ORIGINAL AUGMENTED``, and the commands plugins register (``register_commands`` hook).
 
-Exit codes: 0 success, 1 failure while running, 2 usage error (bad arguments, unknown
-method or parameter, missing column, unreadable input), 130 interrupted.
+Exit codes: 0 success, 1 failure while running (an OS error such as a full disk included),
+2 usage error (bad arguments, unknown method or parameter, missing column, unreadable input,
+a job folder in use by another run), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
 """
 
 from __future__ import annotations
@@ -19,16 +20,20 @@ from augkit._version import __version__
 from augkit.engine import DEFAULT_BATCH_SIZE
 from augkit.file_augment import DEFAULT_CHUNK_ROWS
 from augkit.errors import AugkitError, UsageError
+from augkit.os_errors import describe_os_error
 from augkit.params import REQUIRED, Parameter, parse_cli_value
+from augkit.termination import Terminated, terminate_like_interrupt
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: 128 + SIGTERM, as a shell reports a process ended by it.
+EXIT_TERMINATED = 143
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``augkit`` console script."""
     caught: list[warnings.WarningMessage] = []
     try:
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught, terminate_like_interrupt():
             warnings.simplefilter("always", RuntimeWarning)
             return _parse_and_run(argv)
     finally:  # also after argparse exits (--help, --version, bad arguments)
@@ -44,14 +49,25 @@ def _parse_and_run(argv: list[str] | None) -> int:
     try:
         return args.augkit_handler(args)
     except UsageError as error:
-        print(f"augkit: error: {error}", file=sys.stderr)
+        print(f"augkit: error: {_with_notes(error)}", file=sys.stderr)
         return EXIT_USAGE
     except AugkitError as error:
-        print(f"augkit: failed: {error}", file=sys.stderr)
+        print(f"augkit: failed: {_with_notes(error)}", file=sys.stderr)
         return EXIT_FAILURE
+    except OSError as error:
+        print(f"augkit: failed: {describe_os_error(error)}", file=sys.stderr)
+        return EXIT_FAILURE
+    except Terminated:
+        print("augkit: terminated (SIGTERM)", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("augkit: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _with_notes(error: BaseException) -> str:
+    """The error's message followed by its notes (what was kept, what to do), one line."""
+    return "; ".join([str(error), *getattr(error, "__notes__", ())])
 
 
 def _show_warnings(caught: list[warnings.WarningMessage]) -> None:
@@ -121,6 +137,9 @@ def _build_parser() -> argparse.ArgumentParser:
                          help="continue an interrupted run from its finished chunks (same arguments required)")
     augment.add_argument("--job-dir", default=None, metavar="DIR",
                          help="folder for finished chunks (default: .OUTPUT.augkit-job beside the output; removed at the end)")
+    augment.add_argument("--no-space-check", dest="space_check", action="store_false",
+                         help="start even if the output's disk seems to lack room (the estimate is input size "
+                              "times rows written per input row)")
     progress = augment.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show a progress bar")
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
@@ -264,13 +283,13 @@ def _augment(args: argparse.Namespace) -> int:
         batch_size=args.batch_size, workers=args.workers, progress=args.progress, resume=args.resume,
         job_dir=Path(args.job_dir) if args.job_dir else None, strict=args.strict,
         backend=args.backend, address=args.address, cpus_per_worker=args.cpus_per_worker,
-        gpus_per_worker=args.gpus_per_worker,
+        gpus_per_worker=args.gpus_per_worker, space_check=args.space_check,
     )
     try:
         report = augment_file(job)
     except Interrupted as stop:
-        print(f"augkit: {stop.message}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        print(f"augkit: {'terminated (SIGTERM); ' if stop.terminated else ''}{stop.message}", file=sys.stderr)
+        return EXIT_TERMINATED if stop.terminated else EXIT_INTERRUPTED
     print(f"augkit: {report.summary()}; output: {output}", file=sys.stderr)
     return EXIT_OK
 

@@ -16,6 +16,7 @@ from augkit.candidate import Candidate
 from augkit.inputs import prepare_texts
 from augkit.pipeline import Pipeline
 from augkit.report import AugmentationReport
+from augkit.termination import stop_if_terminated
 from augkit.workers import run_batches
 
 #: Texts per pipeline batch: large enough that model-backed filters embed a few hundred
@@ -76,6 +77,7 @@ def run_pipeline(
                         reasons[index] = reason or "no candidate"
                         report.without_augmentation[reasons[index]] += 1
                 bar.update(len(batch))
+                stop_if_terminated()
         else:
             bar.update(len(todo))
     report.rows_augmented = sum(1 for row in candidates if row)

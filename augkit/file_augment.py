@@ -11,6 +11,7 @@ only the text and label columns.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,11 +20,13 @@ from typing import Any
 
 from augkit.adapters.provenance import SOURCE_COLUMN
 from augkit.api import build_pipeline
-from augkit.errors import AugkitError, InputError
-from augkit.jobs import AugmentJob, job_folder_for, report_from_records
+from augkit.atomic_files import file_digest
+from augkit.errors import InputError, UsageError
+from augkit.jobs import AugmentJob, JobDamagedError, job_folder_for, report_from_records
 from augkit.report import AugmentationReport
 from augkit.seeding import resolve_seed
 from augkit.table_io import table_format
+from augkit.termination import Terminated, stop_if_terminated
 from augkit.table_stream import STREAMABLE, assemble, iter_table_chunks, write_chunk
 
 DEFAULT_CHUNK_ROWS = 50_000
@@ -55,14 +58,17 @@ class FileJob:
     address: str | None = None
     cpus_per_worker: float = 1
     gpus_per_worker: float = 0
+    space_check: bool = True
 
 
 class Interrupted(Exception):
-    """Ctrl-C during a streamed job: ``message`` says how far it got and how to resume."""
+    """Ctrl-C (or SIGTERM: ``terminated``) during a streamed job: ``message`` says how far it
+    got and how to resume."""
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, *, terminated: bool = False):
         super().__init__(message)
         self.message = message
+        self.terminated = terminated
 
 
 def streamable(job: FileJob) -> bool:
@@ -75,67 +81,131 @@ def streamable(job: FileJob) -> bool:
 
 
 def augment_file(job: FileJob) -> AugmentationReport:
-    """Augment ``job.input`` into ``job.output``, streamed when both formats allow it."""
+    """Augment ``job.input`` into ``job.output``, streamed when both formats allow it.
+
+    Before any work, the output's folder (and the job folder's) must take a write and, unless
+    ``job.space_check`` is off, have roughly the room the run needs."""
+    folder = job.job_dir or job_folder_for(job.output)
+    _check_output_location(job, folder)
     if not streamable(job):
         return _augment_in_memory(job)
     from augkit import __version__
 
     pipeline = build_pipeline(job.method, dict(job.params))
     pipeline.strict = job.strict
+    if not job.input.exists():
+        raise InputError(f"input file {str(job.input)!r} does not exist")
     settings = {
-        "input": str(job.input.resolve()), "input_bytes": job.input.stat().st_size if job.input.exists() else None,
-        "input_mtime_ns": job.input.stat().st_mtime_ns if job.input.exists() else None,
+        "input": str(job.input.resolve()), "input_bytes": job.input.stat().st_size,
+        "input_digest": file_digest(job.input),
         "method": pipeline.spec, "n": job.n, "seed": job.seed, "text_column": job.text_column,
         "label_column": job.label_column, "keep_original": job.keep_original, "coerce": job.coerce,
         "chunk_rows": job.chunk_rows, "output_format": table_format(job.output), "augkit": __version__,
     }
-    folder = job.job_dir or job_folder_for(job.output)
-    state = AugmentJob(folder, settings, resume=job.resume)
+    state = AugmentJob(folder, settings, resume=job.resume,
+                       describe_rows=lambda i: f"input rows {i * job.chunk_rows}-{(i + 1) * job.chunk_rows - 1}")
+    try:
+        records = _augment_chunks(job, pipeline, state)
+    except KeyboardInterrupt as stop:
+        done = state.done_chunks()
+        state.release()
+        raise Interrupted(
+            f"interrupted; {done} chunks of {job.chunk_rows} rows are done in {folder}. "
+            "Run the same command with --resume to continue where it stopped",
+            terminated=isinstance(stop, Terminated),
+        ) from None
+    except BaseException as error:
+        _keep_or_remove(state, error)
+        raise
+    if records is None:  # a file with a header and no rows: nothing to stream
+        state.remove()
+        return _augment_in_memory(job)
+    state.remove()
+    return report_from_records(records)
+
+
+def _augment_chunks(job: FileJob, pipeline: Any, state: AugmentJob) -> list[dict[str, Any]] | None:
+    """Augment every chunk not yet done (and verified), then assemble the output; the chunks'
+    records, or None for an input without rows."""
     seed = state.start(resolve_seed(job.seed))
     needs_all = any(getattr(step, "needs_all_texts", False) for step in pipeline.filters)
     if needs_all and job.n > 0:
         _prepare_with_every_text(pipeline, job)
     fmt = table_format(job.output)
     augment_chunk = _local_chunks if job.backend == "local" else _ray_chunks(job.address, job.cpus_per_worker, job.gpus_per_worker)
-    chunks = 0
+    records: list[dict[str, Any]] = []
+    rows_read = 0
     from tqdm.auto import tqdm
 
     enabled = sys.stderr.isatty() if job.progress is None else bool(job.progress)
     with tqdm(disable=not enabled, unit="row", desc=f"augkit {pipeline.name}", leave=False) as bar:
-        try:
-            for index, chunk in enumerate(iter_table_chunks(job.input, job.chunk_rows)):
-                chunks = index + 1
-                if state.is_done(index):
-                    bar.update(len(chunk))
-                    continue
+        for index, chunk in enumerate(iter_table_chunks(job.input, job.chunk_rows)):
+            rows_read += len(chunk)
+            record = state.finished_chunk(index, len(chunk), fmt)
+            if record is None:
                 out, report = augment_chunk(
                     pipeline, chunk, text_column=job.text_column, label_column=job.label_column,
                     keep_original=job.keep_original, n=job.n, seed=seed, coerce=job.coerce,
                     batch_size=job.batch_size, progress=False, workers=job.workers, prepared=needs_all,
                 )
-                write_chunk(out, state.chunk_file(index, fmt), fmt)
-                state.record_chunk(index, report, [str(c) for c in out.columns])
-                bar.update(len(chunk))
-        except AugkitError:
-            state.remove()  # bad input or arguments: the same command would fail again, so nothing to resume
-            raise
-        except KeyboardInterrupt:
-            raise Interrupted(
-                f"interrupted; {state.done_chunks()} chunks of {job.chunk_rows} rows are done in {folder}. "
-                "Run the same command with --resume to continue where it stopped"
-            ) from None
-    if chunks == 0:  # a file with a header and no rows: nothing to stream
-        state.remove()
-        return _augment_in_memory(job)
-    records = [state.chunk_record(i) for i in range(chunks)]
+                record = state.save_chunk(index, fmt, functools.partial(write_chunk, out, fmt=fmt), report,
+                                          [str(c) for c in out.columns], rows_written=len(out))
+            records.append(record)
+            bar.update(len(chunk))
+            stop_if_terminated()
+    if not records:
+        return None
+    _check_records(records, rows_read)
+    assemble([(state.chunk_file(i, fmt), r["data"]) for i, r in enumerate(records)], records[0]["columns"], job.output, fmt)
+    return records
+
+
+def _check_records(records: list[dict[str, Any]], rows_read: int) -> None:
+    """Every input row is covered by exactly one chunk, and every chunk has the columns of the first."""
+    covered = sum(r["rows_read"] for r in records)
+    if covered != rows_read:
+        raise JobDamagedError(f"the chunks cover {covered} input rows, the input has {rows_read}; the output was not written")
+    written = sum(r["data"]["rows"] for r in records)
+    expected = sum(r["original_rows_written"] + r["augmentations"] for r in records)
+    if written != expected:
+        raise JobDamagedError(f"the chunks hold {written} rows, their counts say {expected}; the output was not written")
     columns = records[0]["columns"]
     changed = next((i for i, r in enumerate(records) if r["columns"] != columns), None)
     if changed is not None:
         raise InputError(f"chunk {changed} of the output has columns {records[changed]['columns']}, the first has {columns}; "
                          "the method added a score it does not declare")
-    assemble([state.chunk_file(i, fmt) for i in range(chunks)], columns, job.output, fmt)
-    state.remove()
-    return report_from_records(records)
+
+
+def _keep_or_remove(state: AugmentJob, error: BaseException) -> None:
+    """After a failure: a job with finished chunks keeps them for --resume (and the error says
+    so); one without any leaves nothing behind, so the corrected command starts afresh."""
+    done = state.done_chunks()
+    if not done:
+        state.remove()
+        return
+    state.release()
+    if isinstance(error, Exception):
+        note = (f"{done} finished chunks are kept in {state.folder}: once the cause is fixed, run the same command "
+                "with --resume to continue (or delete that folder to start over)")
+        error.add_note(note)
+
+
+def _check_output_location(job: FileJob, folder: Path) -> None:
+    from augkit.output_location import check_room, check_writable
+
+    output_folder = job.output.parent if str(job.output.parent) else Path(".")
+    job_parent = folder.parent if str(folder.parent) else Path(".")
+    check_writable(output_folder)
+    if job_parent.resolve() != output_folder.resolve():
+        if not job_parent.exists():
+            raise UsageError(f"the job folder's parent {str(job_parent)!r} does not exist")
+        check_writable(job_parent)
+    if job.space_check and job.input.exists():
+        per_input_row = job.n + (1 if job.keep_original else 0)
+        estimate = job.input.stat().st_size * per_input_row
+        # Chunks in the job folder and the assembled output exist together until the end.
+        room = [(output_folder, estimate)] + ([(job_parent, estimate)] if streamable(job) else [])
+        check_room(room)
 
 
 def _local_chunks(pipeline: Any, chunk: Any, **options: Any) -> tuple[Any, AugmentationReport]:

@@ -1,11 +1,22 @@
-"""A resumable ``augkit augment`` job: a folder of finished chunks beside the output.
+"""A resumable ``augkit augment`` job: a folder of finished, verified chunks beside the output.
 
-Each chunk of output is written to ``chunk-NNNNNN.<format>`` (a partial file renamed into
-place), then its counts to ``chunk-NNNNNN.json`` the same way; a chunk is done when its JSON
-exists, so a run killed at any moment (SIGKILL included) leaves only whole chunks. A run
-started again with ``--resume`` and the same arguments skips the done chunks; at the end the
-chunks are joined into the output and the folder is removed. The folder's ``job.json`` holds
-the arguments that decide the output; a run with different ones is refused.
+What a job folder guarantees (docs/user-guide.md, "Large files, crashes and resuming"):
+
+- **One owner.** A run holds an exclusive OS lock on the folder (:mod:`augkit.job_lock`)
+  from before it reads anything in it until it has removed it; a second run on the same
+  folder stops at once, naming the first.
+- **Verified chunks.** Each chunk of output is written to ``chunk-NNNNNN.<format>`` (through a
+  partial file unique to its writer, then a rename), then its record ``chunk-NNNNNN.json``
+  the same way: the rows it read, the rows it wrote, and the size and BLAKE2b digest of its
+  data file. A resumed run checks every record against its data file and against the input
+  rows it covers; a chunk that fails (truncated, emptied, missing, unreadable record, other
+  input rows) is redone, with a warning that says why.
+- **Atomic output.** The output is assembled from the chunks into a partial file, checked
+  (every input row covered; the bytes copied are the bytes recorded), then renamed over the
+  output: the output is complete or untouched. The folder is then renamed aside and removed.
+
+The folder's ``job.json`` holds the arguments that decide the output, the input's size and
+a digest of its content; a run with different ones is refused, naming the differences.
 """
 
 from __future__ import annotations
@@ -13,14 +24,35 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import warnings
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from augkit.errors import UsageError
+from augkit.atomic_files import atomic_write, file_digest, remove_partials
+from augkit.errors import AugkitError, UsageError
+from augkit.job_lock import OWNER_FILE, FolderLock
 from augkit.report import AugmentationReport
 
 JOB_FILE = "job.json"
+#: Version of the folder's layout, part of the settings: a folder written by an augkit that
+#: recorded chunks differently is refused rather than misread.
+JOB_FORMAT = 2
+#: Suffix of a finished job's folder while it is being removed (renamed aside first, so a
+#: kill during removal leaves no half-removed job that a later run could mistake for one).
+REMOVING_SUFFIX = ".removing"
+#: Settings compared in words rather than as raw values when a job is resumed.
+_DESCRIBED = {
+    "job_format": lambda was, now: f"the folder was written by another augkit version (job format {was}, this one writes {now})",
+    "input_bytes": lambda was, now: f"the input's size changed (was {was} bytes, now {now})",
+    "input_digest": lambda was, now: "the input's content changed since the job started",
+}
+
+
+class JobDamagedError(AugkitError):
+    """A job folder whose own records cannot be read: the message says which file and what
+    to do (delete the folder to start over)."""
 
 
 def job_folder_for(output: Path) -> Path:
@@ -29,32 +61,61 @@ def job_folder_for(output: Path) -> Path:
 
 
 class AugmentJob:
-    """The job folder of one ``augkit augment`` run; see the module docstring."""
+    """The job folder of one ``augkit augment`` run, locked by it; see the module docstring.
 
-    def __init__(self, folder: Path, settings: dict[str, Any], *, resume: bool):
+    ``describe_rows(index)`` names the input rows chunk ``index`` covers, for messages.
+    """
+
+    def __init__(self, folder: Path, settings: dict[str, Any], *, resume: bool,
+                 describe_rows: Callable[[int], str] | None = None):
         self.folder = folder
         self.resumed = False
-        recorded = folder / JOB_FILE
+        self._describe_rows = describe_rows or (lambda index: f"chunk {index}")
+        settings = {**settings, "job_format": JOB_FORMAT}
+        _remove_abandoned_removals(folder)
+        fresh = not folder.exists()
+        self._lock = FolderLock(folder)
+        try:
+            self._open(settings, resume=resume, fresh=fresh)
+        except BaseException:
+            if fresh:
+                self.remove()
+            else:
+                self._lock.release()
+            raise
+
+    def _open(self, settings: dict[str, Any], *, resume: bool, fresh: bool) -> None:
+        recorded = self.folder / JOB_FILE
         if recorded.exists():
-            previous = json.loads(recorded.read_text())
-            different = sorted(k for k in set(previous["settings"]) | set(settings) if previous["settings"].get(k) != settings.get(k))
-            details = "; ".join(f"{k}: was {previous['settings'].get(k)!r}, now {settings.get(k)!r}" for k in different)
+            try:
+                previous = json.loads(recorded.read_text())
+                previous_settings, previous_seed = previous["settings"], previous["seed"]
+            except (OSError, ValueError, KeyError, TypeError) as error:
+                raise JobDamagedError(
+                    f"the job record {recorded} is damaged ({type(error).__name__}: {error}); the arguments of "
+                    f"the interrupted run cannot be known: delete {self.folder} to start over"
+                ) from None
+            different = sorted(k for k in set(previous_settings) | set(settings)
+                               if previous_settings.get(k) != settings.get(k))
+            details = "; ".join(_describe_change(k, previous_settings.get(k), settings.get(k)) for k in different)
             if not resume:
                 which = "of this command" if not different else f"started with other arguments ({details})"
                 raise UsageError(
-                    f"{folder} holds an interrupted run {which}; run the same command with --resume to continue it, "
+                    f"{self.folder} holds an interrupted run {which}; run the same command with --resume to continue it, "
                     "or delete that folder to start over"
                 )
             if different:
-                raise UsageError(f"cannot resume {folder}: the job was started with other arguments ({details}); "
+                raise UsageError(f"cannot resume {self.folder}: the job was started with other arguments ({details}); "
                                  "use the same arguments, or delete that folder to start over")
-            self.settings = previous["settings"]
-            self.seed = previous["seed"]
+            self.settings = previous_settings
+            self.seed = previous_seed
             self.resumed = True
+            remove_partials(self.folder)  # left by the killed run
         else:
-            if folder.exists() and any(folder.iterdir()):
-                raise UsageError(f"job folder {folder} exists and is not an augkit job; move it away")
-            folder.mkdir(parents=True, exist_ok=True)
+            foreign = [p.name for p in self.folder.iterdir() if p.name != OWNER_FILE]
+            if not fresh and foreign:
+                raise UsageError(f"job folder {self.folder} holds files ({', '.join(sorted(foreign)[:3])}) but no job "
+                                 "record (job.json): it is not an augkit job, or a damaged one; move it away or delete it")
             self.settings = settings
             self.seed = None
 
@@ -70,21 +131,73 @@ class AugmentJob:
     def chunk_file(self, index: int, suffix: str) -> Path:
         return self.folder / f"chunk-{index:06d}.{suffix}"
 
-    def is_done(self, index: int) -> bool:
-        return (self.folder / f"chunk-{index:06d}.json").exists()
+    def _record_file(self, index: int) -> Path:
+        return self.folder / f"chunk-{index:06d}.json"
 
-    def record_chunk(self, index: int, report: AugmentationReport, columns: list[str]) -> None:
-        """Mark chunk ``index`` done (after its data file is in place)."""
-        _write_json(self.folder / f"chunk-{index:06d}.json", {**report.as_dict(), "columns": columns})
+    def finished_chunk(self, index: int, rows_read: int, suffix: str) -> dict[str, Any] | None:
+        """The record of chunk ``index`` if it is done and verified (its record readable,
+        covering ``rows_read`` input rows, its data file of the recorded size and digest);
+        None if it must be (re)done. A chunk that fails is deleted with a warning saying why."""
+        record_file = self._record_file(index)
+        if not record_file.exists():
+            return None
+        problem = self._chunk_problem(index, rows_read, suffix)
+        if problem is None:
+            return json.loads(record_file.read_text())
+        warnings.warn(f"augkit: chunk {index} of {self.folder} ({self._describe_rows(index)}) is redone: {problem}",
+                      RuntimeWarning, stacklevel=2)
+        record_file.unlink(missing_ok=True)
+        self.chunk_file(index, suffix).unlink(missing_ok=True)
+        return None
 
-    def chunk_record(self, index: int) -> dict[str, Any]:
-        return json.loads((self.folder / f"chunk-{index:06d}.json").read_text())
+    def _chunk_problem(self, index: int, rows_read: int, suffix: str) -> str | None:
+        try:
+            record = json.loads(self._record_file(index).read_text())
+            data = record["data"]
+            recorded_rows, size, digest = record["rows_read"], data["bytes"], data["digest"]
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            return f"its record is unreadable ({type(error).__name__})"
+        if recorded_rows != rows_read:
+            return f"it covers {recorded_rows} input rows, the input now gives {rows_read} there"
+        data_file = self.chunk_file(index, suffix)
+        if not data_file.exists():
+            return "its data file is missing"
+        actual = data_file.stat().st_size
+        if actual != size:
+            return f"its data file has {actual} bytes, {size} were written"
+        if file_digest(data_file) != digest:
+            return "its data file's content differs from what was written"
+        return None
+
+    def save_chunk(self, index: int, suffix: str, write: Callable[[Path], None], report: AugmentationReport,
+                   columns: list[str], rows_written: int) -> dict[str, Any]:
+        """Write chunk ``index``'s data with ``write(path)``, then its record (which marks it
+        done). Returns the record."""
+        data_file = self.chunk_file(index, suffix)
+        with atomic_write(data_file) as partial:
+            write(partial)
+        record = {**report.as_dict(), "columns": columns,
+                  "data": {"rows": rows_written, "bytes": data_file.stat().st_size, "digest": file_digest(data_file)}}
+        _write_json(self._record_file(index), record)
+        return record
 
     def done_chunks(self) -> int:
         return sum(1 for _ in self.folder.glob("chunk-*.json"))
 
+    def release(self) -> None:
+        """Keep the folder (finished chunks stay for --resume) and let other runs have it."""
+        self._lock.release()
+
     def remove(self) -> None:
-        shutil.rmtree(self.folder, ignore_errors=True)
+        """Remove the folder and release it: renamed aside first, so a kill during removal
+        leaves no half-removed job folder."""
+        aside = self.folder.with_name(f"{self.folder.name}{REMOVING_SUFFIX}-{os.getpid()}")
+        try:
+            os.replace(self.folder, aside)
+        except OSError:
+            aside = self.folder
+        shutil.rmtree(aside, ignore_errors=True)
+        self._lock.release()
 
 
 def report_from_records(records: list[dict[str, Any]]) -> AugmentationReport:
@@ -99,7 +212,17 @@ def report_from_records(records: list[dict[str, Any]]) -> AugmentationReport:
     return report
 
 
+def _describe_change(key: str, was: Any, now: Any) -> str:
+    describe = _DESCRIBED.get(key)
+    return describe(was, now) if describe else f"{key}: was {was!r}, now {now!r}"
+
+
+def _remove_abandoned_removals(folder: Path) -> None:
+    """Finish removing folders of finished jobs whose removal was interrupted."""
+    for aside in folder.parent.glob(f"{folder.name}{REMOVING_SUFFIX}-*"):
+        shutil.rmtree(aside, ignore_errors=True)
+
+
 def _write_json(path: Path, payload: dict[str, Any]) -> None:
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(payload, indent=1, sort_keys=True, default=str))
-    os.replace(partial, path)
+    with atomic_write(path) as partial:
+        partial.write_text(json.dumps(payload, indent=1, sort_keys=True, default=str))

@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from augkit.atomic_files import atomic_write
 from augkit.errors import InputError
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx"}
@@ -59,18 +60,17 @@ def write_table(frame: Any, path: str | Path) -> None:
     """Write ``frame`` to ``path`` in the format its extension names (atomically)."""
     fmt = table_format(path)
     target = Path(path)
-    temporary = target.with_name(f".{target.name}.augkit-partial")
-    if fmt in ("csv", "tsv"):
-        frame.to_csv(temporary, sep="," if fmt == "csv" else "\t", index=False, compression=_compression(target))
-    elif fmt == "jsonl":
-        frame.to_json(temporary, orient="records", lines=True, force_ascii=False, compression=_compression(target))
-    elif fmt == "xlsx":
-        _require_excel_engine()
-        frame.to_excel(temporary, index=False, engine="openpyxl")
-    else:
-        _require_parquet_engine()
-        frame.to_parquet(temporary, index=False)
-    temporary.replace(target)
+    with atomic_write(target) as temporary:
+        if fmt in ("csv", "tsv"):
+            frame.to_csv(temporary, sep="," if fmt == "csv" else "\t", index=False, compression=_compression(target))
+        elif fmt == "jsonl":
+            frame.to_json(temporary, orient="records", lines=True, force_ascii=False, compression=_compression(target))
+        elif fmt == "xlsx":
+            _require_excel_engine()
+            frame.to_excel(temporary, index=False, engine="openpyxl")
+        else:
+            _require_parquet_engine()
+            frame.to_parquet(temporary, index=False)
 
 
 def _compression(target: Path) -> str | None:

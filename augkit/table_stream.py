@@ -6,18 +6,19 @@ batch at a time by pyarrow; each chunk keeps the row labels the whole table woul
 cannot be streamed and are read whole.
 
 Chunk files are written in the output's format without a header (CSV/TSV); :func:`assemble`
-joins them into the output, writing the header once.
+joins them into the output, writing the header once and checking every chunk's bytes against
+the digest recorded when it was written.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Iterator, Sequence
+import hashlib
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from augkit.errors import InputError
+from augkit.atomic_files import DIGEST_BLOCK, atomic_write, file_digest
+from augkit.errors import AugkitError, InputError
 from augkit.table_io import read_table, table_format
 
 STREAMABLE = ("csv", "tsv", "jsonl", "parquet")
@@ -72,15 +73,14 @@ def _parquet_chunks(path: str | Path, chunk_rows: int) -> Iterator[Any]:
 
 
 def write_chunk(frame: Any, path: Path, fmt: str) -> None:
-    """Write one chunk of output atomically (a partial file, then a rename)."""
-    partial = path.with_name(path.name + ".partial")
+    """Write one chunk of output to ``path`` (CSV/TSV without a header); the job writes it
+    through :func:`augkit.atomic_files.atomic_write`."""
     if fmt in ("csv", "tsv"):
-        frame.to_csv(partial, sep="," if fmt == "csv" else "\t", index=False, header=False)
+        frame.to_csv(path, sep="," if fmt == "csv" else "\t", index=False, header=False)
     elif fmt == "jsonl":
-        frame.to_json(partial, orient="records", lines=True, force_ascii=False)
+        frame.to_json(path, orient="records", lines=True, force_ascii=False)
     else:
-        frame.to_parquet(partial, index=False)
-    os.replace(partial, path)
+        frame.to_parquet(path, index=False)
 
 
 def header_line(columns: Sequence[str], fmt: str) -> str:
@@ -90,31 +90,64 @@ def header_line(columns: Sequence[str], fmt: str) -> str:
     return pd.DataFrame(columns=list(columns)).to_csv(sep="," if fmt == "csv" else "\t", index=False)
 
 
-def assemble(chunks: Sequence[Path], columns: Sequence[str], output: Path, fmt: str) -> None:
-    """Join the chunk files, in order, into ``output`` (written beside it, then renamed)."""
-    partial = output.with_name(f".{output.name}.augkit-partial")
-    if fmt == "parquet":
-        _assemble_parquet(chunks, partial)
-    else:
+class AssemblyError(AugkitError):
+    """A chunk's bytes, or the assembled output, differ from what the job recorded."""
+
+
+def assemble(chunks: Sequence[tuple[Path, Mapping[str, Any]]], columns: Sequence[str], output: Path, fmt: str) -> None:
+    """Join the chunk files, in order, into ``output``, atomically. Each chunk comes with
+    what was recorded when it was written (``bytes``, ``digest``, ``rows``); the bytes
+    copied are checked against it, and so is the assembled file's size (or, for Parquet, its
+    row count), before it replaces ``output``."""
+    with atomic_write(output) as partial:
+        if fmt == "parquet":
+            _assemble_parquet(chunks, partial)
+            return
+        expected = 0
         with open(partial, "wb") as sink:
             if fmt in ("csv", "tsv"):
-                sink.write(header_line(columns, fmt).encode("utf-8"))
-            for chunk in chunks:
-                with open(chunk, "rb") as source:
-                    shutil.copyfileobj(source, sink)
-    os.replace(partial, output)
+                header = header_line(columns, fmt).encode("utf-8")
+                sink.write(header)
+                expected += len(header)
+            for path, recorded in chunks:
+                _copy_verified(path, recorded, sink)
+                expected += recorded["bytes"]
+        written = partial.stat().st_size
+        if written != expected:
+            raise AssemblyError(f"the assembled output has {written} bytes, the chunks recorded {expected}; "
+                                f"the output was not replaced")
 
 
-def _assemble_parquet(chunks: Sequence[Path], target: Path) -> None:
+def _copy_verified(path: Path, recorded: Mapping[str, Any], sink: Any) -> None:
+    digest = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as source:
+        while block := source.read(DIGEST_BLOCK):
+            digest.update(block)
+            sink.write(block)
+    if digest.hexdigest() != recorded["digest"]:
+        raise AssemblyError(f"{path} changed after it was verified (its digest differs from the recorded one); "
+                            "the output was not replaced: run the same command with --resume to redo it")
+
+
+def _assemble_parquet(chunks: Sequence[tuple[Path, Mapping[str, Any]]], target: Path) -> None:
     import pyarrow.parquet as pq
 
     writer = None
+    expected = 0
     try:
-        for chunk in chunks:
-            table = pq.read_table(chunk)
+        for path, recorded in chunks:
+            if file_digest(path) != recorded["digest"]:
+                raise AssemblyError(f"{path} changed after it was verified; the output was not replaced: "
+                                    "run the same command with --resume to redo it")
+            table = pq.read_table(path)
             if writer is None:
                 writer = pq.ParquetWriter(target, table.schema)
             writer.write_table(table.cast(writer.schema))
+            expected += recorded["rows"]
     finally:
         if writer is not None:
             writer.close()
+    written = pq.ParquetFile(target).metadata.num_rows
+    if written != expected:
+        raise AssemblyError(f"the assembled output has {written} rows, the chunks recorded {expected}; "
+                            "the output was not replaced")

@@ -58,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
         app.launch(server_name=args.host, server_port=args.port, share=False, max_file_size=limit,
                    inbrowser=False, show_error=True, quiet=True)
     except KeyboardInterrupt:
-        pass
+        pass  # Ctrl-C, or SIGTERM (augkit's command line raises it like Ctrl-C): stop serving
     finally:
         shutil.rmtree(temp_dir, ignore_errors=True)
+    print(f"augkit serve: stopped; removed {temp_dir}", file=sys.stderr)
     return 0

@@ -125,7 +125,8 @@ def test_upload_run_review_and_download(browser, temp_dir, faq_file, tmp_path):
     assert len(out) == len(source) + 1
 
 
-def test_the_command_keeps_its_files_in_one_temporary_folder_and_removes_it(browser, faq_file, tmp_path):
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_the_command_keeps_its_files_in_one_temporary_folder_and_removes_it(browser, faq_file, tmp_path, stop):
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     port = _free_port()
@@ -141,9 +142,10 @@ def test_the_command_keeps_its_files_in_one_temporary_folder_and_removes_it(brow
         folders = list(scratch.glob("augkit-serve-*"))
         assert len(folders) == 1 and list(folders[0].rglob("stackfaq.csv"))  # the upload landed in it
     finally:
-        server.send_signal(signal.SIGINT)
+        server.send_signal(stop)
         output, _ = server.communicate(timeout=30)
     assert "augkit serve: http://127.0.0.1:" in output
+    assert server.returncode == 0 and "augkit serve: stopped; removed" in output
     assert list(scratch.glob("augkit-serve-*")) == []  # removed when the server stopped
 
 

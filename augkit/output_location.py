@@ -1,0 +1,59 @@
+"""Before a long run: can its output and job folder be written, and is there roughly room?
+
+A run that finds out at its very end that the output folder is read-only, or that the disk
+is full, has wasted all its work (with ``--job-dir`` on another disk, a whole job once ran
+before failing at assembly). These checks run first, with real writes where it matters:
+permissions alone do not tell (root ignores them; a read-only mount does not).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from augkit.atomic_files import partial_path
+from augkit.errors import AugkitError
+
+#: Share of the estimated size that must be free before a run starts. The estimate (input
+#: size times output rows per input row) is rough: formats differ and rewrites change
+#: lengths, so the check refuses only runs that clearly cannot fit.
+ROOM_FACTOR = 1.0
+
+
+class NoRoomError(AugkitError):
+    """The disk that would hold the output (or the job folder) lacks the room the run needs."""
+
+
+def check_writable(folder: Path) -> None:
+    """Create and remove a small file in ``folder``; an OSError (read-only, no permission,
+    no space) propagates, naming the folder."""
+    probe = partial_path(folder / "write-check")
+    try:
+        with open(probe, "wb") as handle:
+            handle.write(b"augkit")
+    finally:
+        probe.unlink(missing_ok=True)
+
+
+def check_room(writes: list[tuple[Path, int]]) -> None:
+    """Refuse to start when a disk clearly cannot hold what the run will write there:
+    ``writes`` pairs each folder written with the bytes it will receive (folders on one
+    disk are summed)."""
+    needed: dict[int, tuple[Path, int]] = {}
+    for folder, size in writes:
+        device = os.stat(folder).st_dev
+        first, total = needed.get(device, (folder, 0))
+        needed[device] = (first, total + size)
+    for folder, size in needed.values():
+        free = shutil.disk_usage(folder).free
+        if free < size * ROOM_FACTOR:
+            raise NoRoomError(
+                f"{folder} has {_megabytes(free)} free; this run will write about {_megabytes(size)} there "
+                "(input size times rows written per input row); free some space, write elsewhere "
+                "(-o, --job-dir), or pass --no-space-check if the estimate is wrong for your data",
+            )
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1e6:,.1f} MB"
