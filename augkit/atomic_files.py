@@ -19,8 +19,8 @@ from pathlib import Path
 
 #: Marks the partial files of :func:`atomic_write`: ``.<name>.<pid>-<token>.augkit-partial``.
 PARTIAL_SUFFIX = ".augkit-partial"
-#: Bytes read at a time when hashing a file: large enough that hashing runs at disk speed.
-DIGEST_BLOCK = 1 << 20
+#: Bytes read at a time when hashing or scanning a file: large enough to run at disk speed.
+READ_BLOCK = 1 << 20
 
 
 def partial_path(target: Path) -> Path:
@@ -57,7 +57,7 @@ def file_digest(path: str | Path) -> str:
     """The BLAKE2b-128 digest of a file's bytes, in hex (hashes at disk speed)."""
     digest = hashlib.blake2b(digest_size=16)
     with open(path, "rb") as source:
-        while block := source.read(DIGEST_BLOCK):
+        while block := source.read(READ_BLOCK):
             digest.update(block)
     return digest.hexdigest()
 

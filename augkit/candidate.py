@@ -10,10 +10,12 @@ class Candidate:
     """One augmentation of a source text.
 
     ``method`` names the generator that produced it (``"eda"``, or ``"eda>aeda"`` for a
-    chain); ``scores`` collects what filters measured (``{"semantic": 0.91}``) and ends up in
-    ``augkit_<score>`` provenance columns.
+    chain); the pipeline sets it, so an augmenter leaves it empty:
+    ``Candidate(text, scores={"confidence": 0.9})``. ``scores`` collects what augmenters and
+    filters measured (``{"semantic": 0.91}``) and ends up in ``augkit_<score>`` provenance
+    columns.
     """
 
     text: str
-    method: str
+    method: str = ""
     scores: dict[str, float] = field(default_factory=dict)

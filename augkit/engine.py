@@ -7,7 +7,6 @@ counts what happened. Per-row seeding makes the result independent of ``batch_si
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 from augkit.candidate import Candidate
 from augkit.inputs import prepare_texts
 from augkit.pipeline import Pipeline
+from augkit.progress import progress_bar, run_progress
 from augkit.report import AugmentationReport
 from augkit.termination import stop_if_terminated
 from augkit.workers import run_batches
@@ -47,11 +47,14 @@ def run_pipeline(
     progress: bool | None = None,
     workers: int = 1,
     prepared: bool = False,
+    on_rows: Callable[[int], None] | None = None,
 ) -> EngineResult:
     """Augment every usable text among ``values`` with ``pipeline``, in batches of
     ``batch_size``, in this process or in ``workers`` worker processes. The pipeline's
     filters first see all the usable texts (:meth:`Pipeline.prepare`) unless ``prepared``
-    says the caller did that already, over a larger whole than ``values``."""
+    says the caller did that already, over a larger whole than ``values``. ``on_rows(k)``
+    is told of every ``k`` rows done, for a caller that shows a bar over several calls
+    (then this call draws none)."""
     texts, skips = prepare_texts(values, describe_row=describe_row, coerce=coerce)
     report = AugmentationReport(rows_read=len(values))
     candidates: list[list[Candidate]] = [[] for _ in values]
@@ -60,8 +63,9 @@ def run_pipeline(
     for index, reason in enumerate(skips):
         if reason is not None:
             report.without_augmentation[reason] += 1
-    with _progress_bar(len(values), progress, pipeline.name) as bar:
-        bar.update(len(values) - len(todo))
+    with run_progress(progress) as shown, progress_bar(len(values), shown=shown and on_rows is None, description=pipeline.name) as bar:
+        advance = on_rows or bar.update
+        advance(len(values) - len(todo))
         if n > 0:
             if not prepared:
                 _prepare(pipeline, texts, labels, todo)
@@ -76,10 +80,10 @@ def run_pipeline(
                     if not row:
                         reasons[index] = reason or "no candidate"
                         report.without_augmentation[reasons[index]] += 1
-                bar.update(len(batch))
+                advance(len(batch))
                 stop_if_terminated()
         else:
-            bar.update(len(todo))
+            advance(len(todo))
     report.rows_augmented = sum(1 for row in candidates if row)
     report.augmentations = sum(len(row) for row in candidates)
     return EngineResult(candidates, report, reasons)
@@ -101,10 +105,3 @@ def prepare_pipeline(
 
 def _prepare(pipeline: Pipeline, texts: list, labels: Sequence[Any] | None, todo: list[int]) -> None:
     pipeline.prepare([texts[i] for i in todo], [labels[i] for i in todo] if labels is not None else None)
-
-
-def _progress_bar(total: int, progress: bool | None, description: str):
-    from tqdm.auto import tqdm
-
-    enabled = sys.stderr.isatty() if progress is None else bool(progress)
-    return tqdm(total=total, disable=not enabled, unit="row", desc=f"augkit {description}", leave=False)

@@ -27,7 +27,8 @@ from augkit.report import AugmentationReport
 from augkit.seeding import resolve_seed
 from augkit.table_io import table_format
 from augkit.termination import Terminated, stop_if_terminated
-from augkit.table_stream import STREAMABLE, assemble, iter_table_chunks, write_chunk
+from augkit.progress import progress_bar, run_progress
+from augkit.table_stream import STREAMABLE, assemble, count_rows, iter_table_chunks, write_chunk
 
 DEFAULT_CHUNK_ROWS = 50_000
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
@@ -121,38 +122,41 @@ def augment_file(job: FileJob) -> AugmentationReport:
         state.remove()
         return _augment_in_memory(job)
     state.remove()
-    return report_from_records(records)
+    report = report_from_records(records)
+    report.seed = state.seed
+    return report
 
 
 def _augment_chunks(job: FileJob, pipeline: Any, state: AugmentJob) -> list[dict[str, Any]] | None:
     """Augment every chunk not yet done (and verified), then assemble the output; the chunks'
     records, or None for an input without rows."""
     seed = state.start(resolve_seed(job.seed))
-    needs_all = any(getattr(step, "needs_all_texts", False) for step in pipeline.filters)
-    if needs_all and job.n > 0:
-        _prepare_with_every_text(pipeline, job)
-    fmt = table_format(job.output)
-    augment_chunk = _local_chunks if job.backend == "local" else _ray_chunks(job.address, job.cpus_per_worker, job.gpus_per_worker)
-    records: list[dict[str, Any]] = []
-    rows_read = 0
-    from tqdm.auto import tqdm
-
-    enabled = sys.stderr.isatty() if job.progress is None else bool(job.progress)
-    with tqdm(disable=not enabled, unit="row", desc=f"augkit {pipeline.name}", leave=False) as bar:
-        for index, chunk in enumerate(iter_table_chunks(job.input, job.chunk_rows)):
-            rows_read += len(chunk)
-            record = state.finished_chunk(index, len(chunk), fmt)
-            if record is None:
-                out, report = augment_chunk(
-                    pipeline, chunk, text_column=job.text_column, label_column=job.label_column,
-                    keep_original=job.keep_original, n=job.n, seed=seed, coerce=job.coerce,
-                    batch_size=job.batch_size, progress=False, workers=job.workers, prepared=needs_all,
-                )
-                record = state.save_chunk(index, fmt, functools.partial(write_chunk, out, fmt=fmt), report,
-                                          [str(c) for c in out.columns], rows_written=len(out))
-            records.append(record)
-            bar.update(len(chunk))
-            stop_if_terminated()
+    with run_progress(job.progress) as shown:
+        needs_all = any(getattr(step, "needs_all_texts", False) for step in pipeline.filters)
+        if needs_all and job.n > 0:
+            _prepare_with_every_text(pipeline, job)
+        fmt = table_format(job.output)
+        augment_chunk = _local_chunks if job.backend == "local" else _ray_chunks(job.address, job.cpus_per_worker, job.gpus_per_worker)
+        records: list[dict[str, Any]] = []
+        rows_read = 0
+        total = count_rows(job.input) if shown else None
+        with progress_bar(total, shown=shown, description=pipeline.name) as bar:
+            for index, chunk in enumerate(iter_table_chunks(job.input, job.chunk_rows)):
+                rows_read += len(chunk)
+                record = state.finished_chunk(index, len(chunk), fmt)
+                if record is None:
+                    out, report = augment_chunk(
+                        pipeline, chunk, text_column=job.text_column, label_column=job.label_column,
+                        keep_original=job.keep_original, n=job.n, seed=seed, coerce=job.coerce,
+                        batch_size=job.batch_size, progress=job.progress, on_rows=bar.update,
+                        workers=job.workers, prepared=needs_all,
+                    )
+                    record = state.save_chunk(index, fmt, functools.partial(write_chunk, out, fmt=fmt), report,
+                                              [str(c) for c in out.columns], rows_written=len(out))
+                else:
+                    bar.update(len(chunk))
+                records.append(record)
+                stop_if_terminated()
     if not records:
         return None
     _check_records(records, rows_read)
@@ -227,12 +231,15 @@ def _ray_chunks(address: str | None, cpus_per_worker: float, gpus_per_worker: fl
         from augkit.adapters.ray_dataset import augment_ray_dataset
 
         options.pop("prepared", None)  # the Ray adapter prepares (or not) by itself
+        on_rows = options.pop("on_rows")
+        options["progress"] = False  # the job's bar counts the chunk's rows when it comes back
         blocks = max(1, min(len(chunk) // max(options["batch_size"], 1), 64))
         dataset = ray.data.from_pandas(chunk.reset_index(drop=True)).repartition(blocks)
         out, report = augment_ray_dataset(pipeline, dataset, num_cpus_per_worker=cpus_per_worker,
                                           num_gpus_per_worker=gpus_per_worker, **options)
         frame = out.to_pandas()
         frame[SOURCE_COLUMN] = chunk.index.take(frame[SOURCE_COLUMN].to_numpy()).to_numpy(dtype=object)
+        on_rows(len(chunk))
         return frame, report
 
     return augment_chunk

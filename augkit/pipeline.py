@@ -292,14 +292,31 @@ def _apply_params(generator: list[list[StepSpec]], filters: list[StepSpec], para
         elif len(leaves) == 1:
             targets, param = leaves, key
         else:
-            raise PipelineSpecError(
-                f"parameter {key!r} is ambiguous in a pipeline of several methods; "
-                f"qualify it ('{leaves[0].name}.{key}') or write it inline ('{leaves[0].name}({key}=...)')"
-            )
+            raise PipelineSpecError(_ambiguous_parameter_message(key, leaves + filters))
         for step in targets:
             if param in step.args:
                 raise PipelineSpecError(f"parameter {param!r} of {step.name!r} is given twice")
             step.args[param] = value
+
+
+def _ambiguous_parameter_message(key: str, steps: list[StepSpec]) -> str:
+    """Why an unqualified ``key`` cannot be routed in a pipeline of several methods, naming
+    the steps that take it (or, when none does, what each step takes)."""
+    registry = _registry()
+    takes: dict[str, list[str]] = {}
+    for step in steps:
+        table = registry.methods if step.name in registry.methods else registry.filters
+        entry = table.get(step.name)
+        if entry is not None:
+            takes[step.name] = [p.name for p in entry.cls.parameters()]
+    owners = [name for name, names in takes.items() if key in names]
+    prefix = f"parameter {key!r} is ambiguous in a pipeline of several methods; "
+    if len(owners) == 1:
+        return prefix + f"qualify it with the step that takes it: '{owners[0]}.{key}' (or inline: '{owners[0]}({key}=...)')"
+    if owners:
+        return prefix + "several steps take it; qualify it for each one you mean: " + ", ".join(f"'{o}.{key}'" for o in owners)
+    listing = "; ".join(f"{name}: {', '.join(names) or 'no parameters'}" for name, names in takes.items())
+    return f"no step of this pipeline takes a parameter {key!r} ({listing})"
 
 
 def _checked_output(label: str, texts: list[str], output: Any, n: int) -> list[list[str]]:

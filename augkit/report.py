@@ -15,6 +15,9 @@ class AugmentationReport:
     augmentations: int = 0
     original_rows_written: int = 0
     without_augmentation: Counter = field(default_factory=Counter)
+    #: The run's base seed: the caller's, or the one drawn when none was given (passing it
+    #: as ``seed`` reproduces the run).
+    seed: int | None = None
 
     @property
     def rows_written(self) -> int:
@@ -33,6 +36,8 @@ class AugmentationReport:
             line += f"; {empty} input{'s' if empty != 1 else ''} yielded nothing: {reasons}"
         else:
             line += "; every input yielded at least one augmentation"
+        if self.seed is not None:
+            line += f"; seed {self.seed}"
         return line
 
     def as_dict(self) -> dict:
@@ -43,4 +48,5 @@ class AugmentationReport:
             "original_rows_written": self.original_rows_written,
             "rows_written": self.rows_written,
             "without_augmentation": dict(self.without_augmentation),
+            "seed": self.seed,
         }

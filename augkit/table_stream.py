@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from augkit.atomic_files import DIGEST_BLOCK, atomic_write, file_digest
+from augkit.atomic_files import READ_BLOCK, atomic_write, file_digest
 from augkit.errors import AugkitError, InputError
 from augkit.table_io import read_table, table_format
 
@@ -55,6 +55,27 @@ def iter_table_chunks(path: str | Path, chunk_rows: int) -> Iterator[Any]:
         raise InputError(f"input file {str(path)!r} is empty (not even a header line)") from None
     except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as error:
         raise InputError(f"cannot read {str(path)!r} as {fmt}: {error}") from None
+
+
+def count_rows(path: str | Path) -> int | None:
+    """The number of rows of a table for a progress bar, cheaply: Parquet's metadata, or
+    the line count of a text format (header excluded; approximate when cells hold line
+    breaks). None when it cannot be told without reading the table."""
+    fmt = table_format(path)
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        return pq.ParquetFile(path).metadata.num_rows
+    if fmt not in ("csv", "tsv", "jsonl") or str(path).lower().endswith((".gz", ".bz2", ".xz", ".zst", ".zip")):
+        return None
+    lines = 0
+    last = b"\n"
+    with open(path, "rb") as source:
+        while block := source.read(READ_BLOCK):
+            lines += block.count(b"\n")
+            last = block[-1:]
+    lines += last != b"\n"  # a last line without a line break
+    return max(lines - (1 if fmt in ("csv", "tsv") else 0), 0)
 
 
 def _parquet_chunks(path: str | Path, chunk_rows: int) -> Iterator[Any]:
@@ -121,7 +142,7 @@ def assemble(chunks: Sequence[tuple[Path, Mapping[str, Any]]], columns: Sequence
 def _copy_verified(path: Path, recorded: Mapping[str, Any], sink: Any) -> None:
     digest = hashlib.blake2b(digest_size=16)
     with open(path, "rb") as source:
-        while block := source.read(DIGEST_BLOCK):
+        while block := source.read(READ_BLOCK):
             digest.update(block)
             sink.write(block)
     if digest.hexdigest() != recorded["digest"]:

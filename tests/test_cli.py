@@ -91,6 +91,11 @@ def test_typed_parameters_and_info(banking_csv, tmp_path):
         (["-m", "eda", "-p", "alpha_sr"], "-p expects KEY=VALUE"),
         (["-m", "eda", "-p", "alpha_sr=lots"], "expects float"),
         (["-m", "eda", "--text-column", "sentence"], "text column 'sentence' not found; columns are: text, category"),
+        (["-m", "eda", "-n", "-1"], "-n must be at least 0, got -1"),
+        (["-m", "eda", "-n=-5"], "-n must be at least 0, got -5"),
+        (["-m", "eda", "--workers", "0"], "--workers must be at least 1, got 0"),
+        (["-m", "eda+aeda", "-p", "punc_ratio=0.5"], "qualify it with the step that takes it: 'aeda.punc_ratio'"),
+        (["-m", "eda+aeda", "-p", "alpha=0.5"], "no step of this pipeline takes a parameter 'alpha' (eda: alpha_sr,"),
     ],
 )
 def test_usage_errors_exit_2_with_a_message(banking_csv, tmp_path, args, message):
@@ -224,3 +229,30 @@ def test_plugin_command_with_nested_subcommands(monkeypatch, capsys):
         cli.main(["train", "paraphraser", "--help"])
     assert done.value.code == 0
     assert capsys.readouterr().out.startswith("usage: augkit train paraphraser [-h] [--epochs EPOCHS]")
+
+
+def test_the_qualified_parameter_the_hint_names_works(banking_csv, tmp_path):
+    hint = run_cli("augment", banking_csv, "-m", "eda+aeda", "-p", "punc_ratio=0.5", "-o", tmp_path / "x.csv").stderr
+    qualified = hint.split("'")[3]
+    assert qualified == "aeda.punc_ratio"
+    done = run_cli("augment", banking_csv, "-m", "eda+aeda", "-p", f"{qualified}=0.5", "--seed", 1, "-o", tmp_path / "x.csv")
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_run_without_seed_prints_the_seed_that_reproduces_it(banking_csv, tmp_path):
+    first = run_cli("augment", banking_csv, "-m", "eda", "-o", tmp_path / "a.csv")
+    assert first.returncode == 0
+    seed = int(first.stderr.split("--seed ")[1].split()[0])
+    assert f"seed {seed} (drawn at random: --seed {seed} reproduces this run)" in first.stderr
+    again = run_cli("augment", banking_csv, "-m", "eda", "--seed", seed, "-o", tmp_path / "b.csv")
+    assert "drawn at random" not in again.stderr and f"seed {seed};" in again.stderr
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+
+
+def test_the_report_keeps_the_seed_drawn(banking_csv):
+    import augkit
+
+    texts = pd.read_csv(banking_csv)["text"].head(20).tolist()
+    first, report = augkit.augment_with_report(texts, "eda", n=2)
+    assert isinstance(report.seed, int) and report.as_dict()["seed"] == report.seed
+    assert augkit.augment(texts, "eda", n=2, seed=report.seed) == first

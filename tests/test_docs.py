@@ -58,3 +58,29 @@ def test_relative_links_in_the_docs_point_to_existing_files_and_headings():
                 if anchor not in {_slug(h) for h in headings}:
                     broken.append(f"{page.relative_to(REPO)}: {target} (no such heading)")
     assert not broken, "\n".join(broken)
+
+
+def _python_blocks(page: str) -> list[str]:
+    text = (REPO / "docs" / page).read_text(encoding="utf-8")
+    return re.findall(r"^```python\n(.*?)^```$", text, re.MULTILINE | re.DOTALL)
+
+
+def test_the_plugin_guides_command_example_runs_as_copied(tmp_path):
+    block = next(b for b in _python_blocks("plugin-authors.md") if "def shout_file" in b)
+    namespace: dict = {}
+    exec(compile(block, "plugin-authors.md", "exec"), namespace)  # nothing but the block itself
+    source = tmp_path / "in.txt"
+    source.write_text("I lost my card\nwhere is my refund\n", encoding="utf-8")
+    args = type("Args", (), {"input": str(source), "output": str(tmp_path / "out.txt")})()
+    assert namespace["shout_file"](args) == 0
+    assert (tmp_path / "out.txt").read_text(encoding="utf-8") == "I LOST MY CARD!\nWHERE IS MY REFUND!\n"
+
+
+def test_the_plugin_guides_scored_augmenter_example_runs_as_copied():
+    block = next(b for b in _python_blocks("plugin-authors.md") if "class Ranked" in b)
+    namespace = {"augkit": augkit}
+    exec(compile(block, "plugin-authors.md", "exec"), namespace)
+    out = augkit.augment(["I lost my card"], augkit.Pipeline(namespace["Ranked"]()), n=1, seed=0)
+    assert out == [["I LOST MY CARD"]]
+    frame = augkit.augment(__import__("pandas").DataFrame({"text": ["I lost my card"]}), namespace["Ranked"](), n=1, seed=0)
+    assert frame["augkit_method"].tolist()[1] == "ranked" and frame["augkit_confidence"].tolist()[1] == 0.9

@@ -11,6 +11,7 @@ from augkit.errors import MissingDependencyError, ModelNotAvailableError
 from augkit.model_availability import model_not_available_message
 from augkit.models.device import resolve_device, resolve_dtype
 from augkit.models.spec import ModelSource, ModelSpec, resolve_model_source
+from augkit.progress import third_party_bars
 
 MODELS_EXTRA = 'pip install "augkit[models]"'
 
@@ -90,11 +91,12 @@ def _load_pretrained(source: ModelSource, kind: str, device: str, torch_dtype: A
         raise MissingDependencyError(f"{description} models need torch and transformers: {MODELS_EXTRA}") from error
     options = {"revision": source.revision, "trust_remote_code": False}
     try:
-        tokenizer = _from_local_first(transformers.AutoTokenizer.from_pretrained, source, options)
-        model = _from_local_first(
-            getattr(transformers, auto_class).from_pretrained, source,
-            {**options, "use_safetensors": True, "dtype": torch_dtype, "attn_implementation": ATTENTION},
-        )
+        with third_party_bars():
+            tokenizer = _from_local_first(transformers.AutoTokenizer.from_pretrained, source, options)
+            model = _from_local_first(
+                getattr(transformers, auto_class).from_pretrained, source,
+                {**options, "use_safetensors": True, "dtype": torch_dtype, "attn_implementation": ATTENTION},
+            )
     except (OSError, ValueError) as error:
         raise ModelNotAvailableError(model_not_available_message(str(source.spec), description, error)) from error
     return model.to(device).eval(), tokenizer

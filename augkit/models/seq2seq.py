@@ -22,6 +22,7 @@ from augkit.models.batching import (
     token_budget_batches,
 )
 from augkit.models.long_inputs import Piece, pack_pieces
+from augkit.progress import progress_bar
 
 #: A model whose tokenizer claims no limit (a huge sentinel) is cut here.
 FALLBACK_MAX_INPUT_TOKENS = 512
@@ -130,7 +131,7 @@ class Seq2SeqModel:
         _warn_long_inputs(self.name, limit, split, truncated, len(texts))
         options = self._generation_options(num_beams, num_return, do_sample, top_p, top_k, max_new_tokens, min_new_tokens)
         outputs: dict[tuple[int, int], list[str]] = {}
-        with _progress_bar(len(units), progress, description) as bar:
+        with progress_bar(len(units), shown=progress, description=description, unit="text") as bar:
             for batch in self._generation_batches(units, num_beams, num_return, do_sample, token_budget):
                 seed = seeds[batch[0].item] if do_sample and seeds is not None else None
                 for unit, sequences in zip(batch, self._generate_batch(batch, options, num_return, seed), strict=True):
@@ -205,7 +206,7 @@ class Seq2SeqModel:
         target_ids = [_cut(ids, limit) for ids in target_ids]
         lengths = [len(s) + len(t) for s, t in zip(source_ids, target_ids, strict=True)]
         scores: list[TargetScore | None] = [None] * len(sources)
-        with _progress_bar(len(sources), progress, description) as bar:
+        with progress_bar(len(sources), shown=progress, description=description, unit="text") as bar:
             for batch in token_budget_batches(lengths, token_budget):
                 logprobs = self._target_logprobs([source_ids[i] for i in batch], [target_ids[i] for i in batch])
                 for i, logprob in zip(batch, logprobs, strict=True):
@@ -358,9 +359,3 @@ def _warn_long_inputs(name: str, limit: int, split: list[int], truncated: list[i
 
 def _warn(message: str) -> None:
     warnings.warn(f"augkit: {message}", RuntimeWarning, stacklevel=4)
-
-
-def _progress_bar(total: int, enabled: bool, description: str):
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, disable=not enabled, unit="text", desc=f"augkit {description}", leave=False)

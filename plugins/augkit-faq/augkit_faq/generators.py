@@ -13,10 +13,12 @@ other questions, the batch or the order.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from augkit.errors import InvalidParameterError, UsageError
+from augkit.progress import progress_bar
 
 from augkit_faq.prompt import paraphrase_prompt
 
@@ -122,10 +124,25 @@ class MethodParaphraser:
             raise UsageError(f"{len(questions)} questions but {len(seeds)} seeds")
         self._pipeline.prepare(list(questions))
         rows = []
-        for question, seed in _with_progress(list(zip(questions, seeds, strict=True)), progress):
-            candidates, _ = self._pipeline.run([question], num_return, seed)
-            rows.append([candidate.text for candidate in candidates[0]])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RuntimeWarning)
+            with progress_bar(len(questions), shown=progress, description="paraphrasing", unit="question") as bar:
+                for question, seed in zip(questions, seeds, strict=True):
+                    candidates, _ = self._pipeline.run([question], num_return, seed)
+                    rows.append([candidate.text for candidate in candidates[0]])
+                    bar.update(1)
+        _warn_in_faq_terms(caught, num_return)
         return rows
+
+
+def _warn_in_faq_terms(caught: list[warnings.WarningMessage], num_return: int) -> None:
+    """Warnings of the generating method, again, with its ``n`` named as the FAQ option the
+    user can change (the method was asked for ``num_return`` candidates per question; the
+    user may never have passed ``n``)."""
+    for warning in caught:
+        message = str(warning.message).replace(
+            f"n={num_return}", f"{num_return} candidates per question (--num-return, num_return=)")
+        warnings.warn(message, warning.category, stacklevel=3)
 
 
 def resolve_generator(
@@ -172,9 +189,3 @@ def _names_augkit_methods(text: str) -> bool:
     registry = get_registry()
     steps = [step for chain in parsed.generator for step in chain]
     return all(step.name in registry.methods for step in steps) and all(f.name in registry.filters for f in parsed.filters)
-
-
-def _with_progress(items: list, enabled: bool):
-    from tqdm.auto import tqdm
-
-    return tqdm(items, disable=not enabled, unit="question", desc="augkit paraphrasing", leave=False)

@@ -3,6 +3,9 @@ candidate review file, the per-step counts, and bad input exiting 2 with the pro
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pandas as pd
 import pytest
 
@@ -73,3 +76,15 @@ def test_repeated_questions_are_reported_and_kept(tmp_path, stackfaq, capsys):
     assert "appears in rows 0, 4: paraphrased once, for row 0" in err
     out = read_table(output)
     assert (out["question"] == faq.loc[0, "question"]).sum() == 2
+
+
+def test_a_generators_warning_names_the_faq_option_and_comes_before_the_summary(covid_faq, tmp_path):
+    source = tmp_path / "covid.csv"
+    covid_faq.head(3).to_csv(source, index=False)
+    done = subprocess.run([sys.executable, "-m", "augkit.cli", "faq", str(source), "-q", "question", "-a", "answer",
+                           "-g", "backtranslation", "-o", str(tmp_path / "out.csv"), "--no-progress"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    warning = next(line for line in done.stderr.splitlines() if line.startswith("augkit: warning:"))
+    assert "40 candidates per question (--num-return, num_return=)" in warning and "n=40" not in warning
+    assert done.stderr.index(warning) < done.stderr.index("augkit faq (backtranslation)")
