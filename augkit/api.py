@@ -68,8 +68,9 @@ def augment(
         Worker processes (1: this process; for a ``datasets.Dataset``, ``map``'s ``num_proc``).
         Output does not depend on it.
     strict : bool
-        When an augmenter or filter raises on a row: False (default) keeps the row, gives it
-        no augmentation and counts the failure in the report; True stops with
+        When an augmenter or filter raises on a row or returns something outside its contract
+        there (None, a non-string): False (default) keeps the row, gives it no augmentation and
+        counts the failure in the report; True stops with
         :class:`~augkit.errors.AugmentationFailedError` naming the row.
     **params
         Constructor parameters of the method, e.g. ``alpha_sr=0.2`` for EDA.
