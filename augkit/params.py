@@ -121,6 +121,15 @@ def check_int(name: str, value: Any, minimum: int) -> int:
     return value
 
 
+def check_seconds(name: str, value: Any) -> float | None:
+    """``value`` as a float if it is a positive number of seconds, None if None; else a clear error."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise InvalidParameterError(f"{name} must be a positive number of seconds, or None for no limit; got {value!r}")
+    return float(value)
+
+
 def parse_cli_value(parameter: Parameter | None, raw: str) -> Any:
     """Convert ``raw`` (from ``-p key=value``) to the parameter's declared type.
 

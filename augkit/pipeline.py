@@ -31,6 +31,7 @@ from augkit.filters.base import BatchContext, DatasetContext, Filter
 from augkit.filters.dedup import ExactDuplicateFilter
 from augkit.pipeline_spec import StepSpec, format_step, parse_pipeline_spec
 from augkit.seeding import RowSeeder
+from augkit.time_limit import TimeLimit, TimeLimitExceeded
 
 NOTHING_GENERATED = "augmenter returned nothing"
 
@@ -98,6 +99,9 @@ class Pipeline:
         #: contract there (None, a non-string): False keeps the row unaugmented and records
         #: why (the run goes on); True stops the run naming the row.
         self.strict = False
+        #: Seconds a batch may take, then each row of it when the batch ran out (None: no
+        #: limit). A row past it fails like a row that raised (see :meth:`run`).
+        self.row_timeout: float | None = None
 
     @classmethod
     def from_string(cls, spec: str, params: Mapping[str, Any] | None = None, **options: Any) -> Pipeline:
@@ -150,17 +154,29 @@ class Pipeline:
     ) -> tuple[list[list[Candidate]], list[str | None]]:
         """Augment a batch: at most ``n`` candidates per text, and for each text left with
         none, the reason (nothing generated, which filter removed the last ones, or what went
-        wrong on that text: an exception an augmenter or filter raised, or output outside its
-        contract; see :attr:`strict`)."""
+        wrong on that text: an exception an augmenter or filter raised, output outside its
+        contract, or running past :attr:`row_timeout`; see :attr:`strict`).
+
+        When the batch fails or runs out of time, it is run again row by row, each row with
+        the whole time limit: per-row seeds give the other rows the output they would have
+        had, and one slow row costs at most twice the limit. ``KeyboardInterrupt``,
+        ``SystemExit`` and an outer time limit are never caught.
+        """
         context = context or BatchContext()
+        limit = TimeLimit(self.row_timeout)
         try:
-            return self._run_batch(texts, n, seed, context)
+            return limit.run(lambda: self._run_batch(texts, n, seed, context))
         except UsageError:
             raise  # configuration and input errors concern every row: stop
         except Exception as error:
-            if len(texts) > 1:  # find the failing rows; per-row seeds keep the others' output unchanged
-                return self._run_row_by_row(texts, n, seed, context)
-            return self._row_failed(texts[0], error)
+            failure: BaseException = error
+        except TimeLimitExceeded as error:
+            if not limit.raised(error):
+                raise  # an outer limit's (a pipeline running this one): its owner decides
+            failure = error
+        if len(texts) > 1:  # find the failing rows; per-row seeds keep the others' output unchanged
+            return self._run_row_by_row(texts, n, seed, context)
+        return self._row_failed(texts[0], failure)
 
     def _run_row_by_row(
         self, texts: list[str], n: int, seed: int, context: BatchContext
@@ -174,9 +190,12 @@ class Pipeline:
             reasons += reason
         return rows, reasons
 
-    def _row_failed(self, text: str, error: Exception) -> tuple[list[list[Candidate]], list[str | None]]:
+    def _row_failed(self, text: str, error: BaseException) -> tuple[list[list[Candidate]], list[str | None]]:
         """The result of a row an augmenter or filter failed on, or (strict) the error naming it."""
-        if isinstance(error, AugmenterOutputError):
+        if isinstance(error, TimeLimitExceeded):
+            kind = f"timed out after {error.seconds:g} s"
+            detail = f"{kind} (row_timeout)" + (f", in {error.where}" if error.where else "")
+        elif isinstance(error, AugmenterOutputError):
             kind, detail = error.kind, f"failed: {error}"
         else:
             kind, detail = type(error).__name__, f"failed with {type(error).__name__}: {str(error)[:200]}"

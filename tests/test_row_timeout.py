@@ -1,0 +1,156 @@
+"""``row_timeout``: a row an augmenter hangs on (here: sleeps 600 s, even inside ``try: ...
+except Exception: pass``) fails like a row that raised: kept unaugmented, counted, every other
+row exactly as without it; ``strict`` stops naming it. Whatever the backend: one process, worker
+processes, ``datasets`` workers, a thread that is not the main one. ``KeyboardInterrupt``,
+``SystemExit`` and a caller's own time limit are never caught.
+
+A run that is wrong here hangs for ten minutes rather than failing on a close timing: the only
+timing asserted is "finished before the sleeping row would have"."""
+
+from __future__ import annotations
+
+import random
+import re
+import threading
+import time
+
+import pandas as pd
+import pytest
+
+import augkit
+from augkit.errors import AugmentationFailedError
+from augkit.time_limit import TimeLimit, TimeLimitExceeded
+
+SLEEP = 600.0
+LIMIT = 1.0
+MARKED = "what is the closest atm?"  # the one row of the slice the fragile augmenter hangs on
+TIMED_OUT = f"augmentation failed (timed out after {LIMIT:g} s; strict mode stops and shows it)"
+
+
+@pytest.fixture(scope="module")
+def fragile(installed_test_plugins):
+    from augkit_fragile import Fragile
+
+    return Fragile
+
+
+@pytest.fixture(scope="module")
+def frame(banking77_10shot) -> pd.DataFrame:
+    frame = banking77_10shot.head(48).reset_index(drop=True)
+    assert frame["text"].tolist().count(MARKED) == 1
+    return frame
+
+
+@pytest.fixture(scope="module")
+def expected(frame, fragile) -> pd.DataFrame:
+    """The output when the marked row raises instead of hanging: what a timed-out run must give."""
+    return augkit.augment(frame, fragile(trigger=MARKED), n=2, seed=4, batch_size=16)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("failure", ["sleep", "sleep-swallowing"])
+def test_a_hung_row_times_out_is_counted_and_the_others_are_exact(frame, fragile, expected, failure, workers):
+    started = time.monotonic()
+    out, report = augkit.augment_with_report(
+        frame, fragile(trigger=MARKED, failure=failure, seconds=SLEEP), n=2, seed=4, batch_size=16,
+        workers=workers, row_timeout=LIMIT,
+    )
+    assert time.monotonic() - started < SLEEP
+    assert out.equals(expected)
+    assert report.without_augmentation == {TIMED_OUT: 1}
+
+
+def test_strict_stops_naming_the_row_and_where_it_hung(frame, fragile):
+    with pytest.raises(AugmentationFailedError, match=f"augmenting {re.escape(repr(MARKED))} timed out after 1 s \\(row_timeout\\), "
+                                                      "in augkit_fragile.py:\\d+ in augment"):
+        augkit.augment(frame, fragile(trigger=MARKED, failure="sleep-swallowing", seconds=SLEEP), n=1, seed=0,
+                       row_timeout=LIMIT, strict=True)
+
+
+def test_a_dataset_with_map_workers_times_out_the_row_too(frame, fragile, expected):
+    datasets = pytest.importorskip("datasets")
+    started = time.monotonic()
+    out, report = augkit.augment_with_report(
+        datasets.Dataset.from_pandas(frame), fragile(trigger=MARKED, failure="sleep", seconds=SLEEP), n=2, seed=4,
+        batch_size=16, workers=2, row_timeout=LIMIT,
+    )
+    assert time.monotonic() - started < SLEEP
+    columns = ["text", "label", "augkit_source", "augkit_method"]
+    assert out.to_pandas()[columns].fillna("").values.tolist() == expected[columns].fillna("").values.tolist()
+    assert report.without_augmentation == {TIMED_OUT: 1}
+
+
+def test_off_the_main_thread_a_hung_row_times_out_too(frame, fragile, expected):
+    """Web handlers and Ray Data's map functions run in threads, where no alarm signal reaches."""
+    outcome = {}
+
+    def run():
+        outcome["result"] = augkit.augment_with_report(
+            frame, fragile(trigger=MARKED, failure="sleep-swallowing", seconds=SLEEP), n=2, seed=4, batch_size=16,
+            row_timeout=LIMIT,
+        )
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(SLEEP)
+    assert not thread.is_alive()
+    out, report = outcome["result"]
+    assert out.equals(expected)
+    assert report.without_augmentation == {TIMED_OUT: 1}
+
+
+def test_no_time_limit_by_default_in_python(frame, fragile, expected):
+    slow = fragile(trigger=MARKED, failure="sleep", seconds=LIMIT * 1.5)  # slow, not hung
+    out, report = augkit.augment_with_report(frame, slow, n=2, seed=4, batch_size=16)
+    assert not report.without_augmentation
+    assert out[out["augkit_source"] == frame.index[frame["text"] == MARKED][0]]["augkit_method"].notna().any()
+
+
+@pytest.mark.parametrize("value", [0, -1, True, "60"])
+def test_row_timeout_is_a_positive_number_or_none(value):
+    with pytest.raises(augkit.InvalidParameterError, match="row_timeout must be a positive number of seconds"):
+        augkit.augment(["I lost my card"], "eda", row_timeout=value)
+
+
+def test_a_callers_own_time_limit_is_not_swallowed_as_a_row_failure(frame, fragile):
+    """The caller's watchdog (here a TimeLimit around the call) must stop the call, not be
+    caught as one row's failure and the batch retried."""
+    outer = TimeLimit(LIMIT)
+    started = time.monotonic()
+    with pytest.raises(TimeLimitExceeded) as caught:
+        outer.run(lambda: augkit.augment(frame, fragile(trigger=MARKED, failure="sleep", seconds=SLEEP), n=1, seed=0,
+                                          row_timeout=SLEEP / 2))
+    assert outer.raised(caught.value)
+    assert time.monotonic() - started < SLEEP
+
+
+class Interrupting(augkit.Augmenter):
+    """Raises ``error`` on the marked row; counts its calls there (in this process)."""
+
+    name = "interrupting"
+    calls = 0
+
+    def __init__(self, error: str = "KeyboardInterrupt"):
+        self.error = error
+
+    def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
+        if text == MARKED:
+            type(self).calls += 1
+            raise {"KeyboardInterrupt": KeyboardInterrupt, "SystemExit": SystemExit}[self.error]()
+        return [text.upper()]
+
+
+@pytest.mark.parametrize("row_timeout", [None, 60.0])
+@pytest.mark.parametrize("error", [KeyboardInterrupt, SystemExit])
+def test_keyboard_interrupt_and_system_exit_propagate_uncounted_and_unretried(frame, error, row_timeout):
+    Interrupting.calls = 0
+    with pytest.raises(error):
+        augkit.augment(frame, Interrupting(error.__name__), n=1, seed=0, batch_size=16, row_timeout=row_timeout)
+    assert Interrupting.calls == 1
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt, SystemExit])
+def test_keyboard_interrupt_and_system_exit_in_a_worker_reach_the_caller(frame, error):
+    with pytest.raises(error):
+        augkit.augment(frame, Interrupting(error.__name__), n=1, seed=0, batch_size=8, workers=2, row_timeout=60.0)
+
