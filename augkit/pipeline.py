@@ -307,6 +307,16 @@ def _resolve_filter(obj: Any) -> Filter:
     return obj
 
 
+def spec_uses_model(spec: str) -> bool:
+    """Whether any step a pipeline string names declares that it runs a model
+    (``uses_model``), read from the registered classes: nothing is built or loaded."""
+    parsed = parse_pipeline_spec(spec)
+    registry = _registry()
+    augmenters = [registry.method(step.name).cls for chain in parsed.generator for step in chain]
+    filters = [registry.filter(step.name).cls for step in parsed.filters]
+    return any(cls.uses_model for cls in augmenters + filters)
+
+
 def _chain_from_spec(chain: list[StepSpec]) -> Augmenter | Chain:
     steps = [_registry().create_augmenter(step.name, step.args) for step in chain]
     return steps[0] if len(steps) == 1 else Chain(*steps)

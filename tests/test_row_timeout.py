@@ -19,6 +19,7 @@ import pytest
 
 import augkit
 from augkit.errors import AugmentationFailedError
+from augkit.pipeline import spec_uses_model
 from augkit.time_limit import TimeLimit, TimeLimitExceeded
 
 SLEEP = 600.0
@@ -154,3 +155,11 @@ def test_keyboard_interrupt_and_system_exit_in_a_worker_reach_the_caller(frame, 
     with pytest.raises(error):
         augkit.augment(frame, Interrupting(error.__name__), n=1, seed=0, batch_size=8, workers=2, row_timeout=60.0)
 
+
+def test_model_backed_steps_declare_it():
+    registry = augkit.get_registry()
+    uses_model = {name for table in (registry.methods, registry.filters) for name, entry in table.items() if entry.cls.uses_model}
+    assert {"backtranslation", "faq", "semantic", "label_integrity"} <= uses_model
+    assert not uses_model & {"eda", "aeda", "dedup", "edit_ratio", "length", "top_k"}
+    assert spec_uses_model("eda+aeda|semantic") and spec_uses_model("faq") and spec_uses_model("eda>backtranslation")
+    assert not spec_uses_model("eda+aeda|dedup|length")
