@@ -51,6 +51,7 @@ class FileJob:
     resume: bool = False
     job_dir: Path | None = None
     strict: bool = False
+    row_timeout: float | None = None
     backend: str = "local"
     address: str | None = None
     cpus_per_worker: float = 1
@@ -82,6 +83,7 @@ def augment_file(job: FileJob) -> AugmentationReport:
 
     pipeline = build_pipeline(job.method, dict(job.params))
     pipeline.strict = job.strict
+    pipeline.row_timeout = job.row_timeout
     settings = {
         "input": str(job.input.resolve()), "input_bytes": job.input.stat().st_size if job.input.exists() else None,
         "input_mtime_ns": job.input.stat().st_mtime_ns if job.input.exists() else None,
@@ -193,7 +195,7 @@ def _augment_in_memory(job: FileJob) -> AugmentationReport:
     augmented, report = augment_with_report(
         frame, job.method, n=job.n, seed=job.seed, text_column=job.text_column, label_column=job.label_column,
         keep_original=job.keep_original, progress=job.progress, batch_size=job.batch_size, coerce=job.coerce,
-        workers=job.workers, strict=job.strict, **dict(job.params),
+        workers=job.workers, strict=job.strict, row_timeout=job.row_timeout, **dict(job.params),
     )
     write_table(augmented, job.output)
     return report

@@ -9,8 +9,11 @@ timing asserted is "finished before the sleeping row would have"."""
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import subprocess
+import sys
 import threading
 import time
 
@@ -18,6 +21,7 @@ import pandas as pd
 import pytest
 
 import augkit
+from augkit.cli import main
 from augkit.errors import AugmentationFailedError
 from augkit.pipeline import spec_uses_model
 from augkit.time_limit import TimeLimit, TimeLimitExceeded
@@ -163,3 +167,53 @@ def test_model_backed_steps_declare_it():
     assert not uses_model & {"eda", "aeda", "dedup", "edit_ratio", "length", "top_k"}
     assert spec_uses_model("eda+aeda|semantic") and spec_uses_model("faq") and spec_uses_model("eda>backtranslation")
     assert not spec_uses_model("eda+aeda|dedup|length")
+
+
+def _cli(args: list[str], plugins, **options) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(plugins)}
+    return subprocess.run([sys.executable, "-m", "augkit.cli", *args], capture_output=True, text=True, env=env,
+                          timeout=SLEEP, **options)
+
+
+def test_the_command_line_times_out_a_hung_row_and_goes_on(tmp_path, frame, installed_test_plugins):
+    path = tmp_path / "in.csv"
+    frame.to_csv(path, index=False)
+    common = ["augment", str(path), "-m", "fragile", "-p", f"trigger={MARKED}", "-n", "2", "--seed", "4",
+              "--batch-size", "16", "--no-progress"]
+    reference = _cli([*common, "-p", "failure=raise", "-o", str(tmp_path / "raised.csv")], installed_test_plugins)
+    assert reference.returncode == 0, reference.stderr
+    started = time.monotonic()
+    done = _cli([*common, "-p", "failure=sleep-swallowing", "--row-timeout", "1", "-o", str(tmp_path / "out.csv")],
+                installed_test_plugins)
+    assert time.monotonic() - started < SLEEP
+    assert done.returncode == 0, done.stderr
+    assert f"1 input yielded nothing: 1 {TIMED_OUT}" in done.stderr
+    assert (tmp_path / "out.csv").read_bytes() == (tmp_path / "raised.csv").read_bytes()
+    strict = _cli([*common, "-p", "failure=sleep", "--row-timeout", "1", "--strict", "-o", str(tmp_path / "strict.csv")],
+                  installed_test_plugins)
+    assert strict.returncode == 1
+    assert f"augmenting {MARKED!r} timed out after 1 s (row_timeout), in augkit_fragile.py:" in strict.stderr
+
+
+@pytest.mark.parametrize(
+    "method, option, seconds",
+    [("eda", [], 60.0), ("eda+aeda|dedup|length", [], 60.0), ("eda|semantic", [], None), ("backtranslation", [], None),
+     ("eda>faq", [], None), ("eda", ["--row-timeout", "2.5"], 2.5), ("eda", ["--row-timeout", "0"], None),
+     ("eda", ["--row-timeout", "none"], None), ("eda|label_integrity", ["--row-timeout", "30"], 30.0)],
+)
+def test_the_command_line_limits_rows_to_60_s_unless_a_step_runs_a_model(tmp_path, monkeypatch, method, option, seconds):
+    import augkit.file_augment
+
+    jobs = []
+    monkeypatch.setattr(augkit.file_augment, "augment_file", lambda job: jobs.append(job) or augkit.AugmentationReport())
+    (tmp_path / "in.csv").write_text("text\nI lost my card\n")
+    assert main(["augment", str(tmp_path / "in.csv"), "-m", method, "-o", str(tmp_path / "out.csv"), *option]) == 0
+    assert jobs[0].row_timeout == seconds
+
+
+@pytest.mark.parametrize("value", ["-1", "abc", "inf", "nan"])
+def test_the_command_line_refuses_a_row_timeout_that_is_not_seconds(tmp_path, value, capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["augment", str(tmp_path / "in.csv"), "-m", "eda", "-o", str(tmp_path / "out.csv"), "--row-timeout", value])
+    assert done.value.code == 2
+    assert "expected a number of seconds, or 0 or none for no limit" in capsys.readouterr().err
