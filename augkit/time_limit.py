@@ -25,6 +25,7 @@ a plugin's ``except Exception`` cannot swallow it.
 from __future__ import annotations
 
 import contextvars
+import math
 import os
 import signal
 import sys
@@ -75,8 +76,8 @@ class TimeLimit:
     """
 
     def __init__(self, seconds: float | None):
-        if seconds is not None and not seconds > 0:
-            raise ValueError(f"a time limit must be a positive number of seconds or None, got {seconds!r}")
+        if seconds is not None and not 0 < seconds < math.inf:
+            raise ValueError(f"a time limit must be a positive, finite number of seconds or None, got {seconds!r}")
         self.seconds = seconds
 
     def run(self, function: Callable[[], T]) -> T:

@@ -111,9 +111,9 @@ def test_no_time_limit_by_default_in_python(frame, fragile, expected):
     assert out[out["augkit_source"] == frame.index[frame["text"] == MARKED][0]]["augkit_method"].notna().any()
 
 
-@pytest.mark.parametrize("value", [0, -1, True, "60"])
+@pytest.mark.parametrize("value", [0, -1, float("inf"), float("nan"), True, "60"])
 def test_row_timeout_is_a_positive_number_or_none(value):
-    with pytest.raises(augkit.InvalidParameterError, match="row_timeout must be a positive number of seconds"):
+    with pytest.raises(augkit.InvalidParameterError, match="row_timeout must be a positive, finite number of seconds"):
         augkit.augment(["I lost my card"], "eda", row_timeout=value)
 
 

@@ -55,9 +55,9 @@ def test_no_limit_and_a_quick_function_return_its_result():
     assert in_thread(lambda: TimeLimit(5).run(lambda: 42)) == 42
 
 
-@pytest.mark.parametrize("seconds", [0, -1])
+@pytest.mark.parametrize("seconds", [0, -1, float("inf"), float("nan")])
 def test_a_limit_is_positive_or_none(seconds):
-    with pytest.raises(ValueError, match="positive number of seconds or None"):
+    with pytest.raises(ValueError, match="positive, finite number of seconds or None"):
         TimeLimit(seconds)
 
 
