@@ -26,6 +26,7 @@ from augkit.hookspecs import hookimpl
 from augkit.pipeline import Chain, Pipeline, Union
 from augkit.plugins import get_registry, reset_registry
 from augkit.report import AugmentationReport
+from augkit.time_limit import TimeLimitExceeded
 
 __all__ = [
     "AugkitError",
@@ -42,6 +43,7 @@ __all__ = [
     "InvalidParameterError",
     "Pipeline",
     "PipelineSpecError",
+    "TimeLimitExceeded",
     "Union",
     "UnknownMethodError",
     "UnknownParameterError",

@@ -10,7 +10,7 @@ from typing import Any
 from augkit.augmenter import Augmenter
 from augkit.engine import DEFAULT_BATCH_SIZE
 from augkit.errors import InputError, UsageError
-from augkit.params import check_int
+from augkit.params import check_int, check_seconds
 from augkit.pipeline import Chain, Pipeline, Union
 from augkit.report import AugmentationReport
 from augkit.seeding import resolve_seed
@@ -34,6 +34,7 @@ def augment(
     coerce: bool = False,
     workers: int = 1,
     strict: bool = False,
+    row_timeout: float | None = None,
     **params: Any,
 ) -> Any:
     """Augment texts, a pandas DataFrame or a Hugging Face dataset.
@@ -68,9 +69,17 @@ def augment(
         Worker processes (1: this process; for a ``datasets.Dataset``, ``map``'s ``num_proc``).
         Output does not depend on it.
     strict : bool
-        When an augmenter or filter raises on a row: False (default) keeps the row, gives it
-        no augmentation and counts the failure in the report; True stops with
+        When an augmenter or filter raises on a row or returns something outside its contract
+        there (None, a non-string): False (default) keeps the row, gives it no augmentation and
+        counts the failure in the report; True stops with
         :class:`~augkit.errors.AugmentationFailedError` naming the row.
+    row_timeout : float or None
+        Seconds a row may take (None, the default: no limit). A batch gets ``row_timeout``
+        as a whole; one that runs out is run again row by row, each row with the whole limit
+        (same output, per-row seeds), so a hung row costs at most about twice the limit. A
+        row past it fails like a row that raised: kept, counted (``timed out after 60 s``),
+        or with ``strict`` the run stops naming it. Pick a limit above a normal batch's time,
+        or lower ``batch_size``.
     **params
         Constructor parameters of the method, e.g. ``alpha_sr=0.2`` for EDA.
 
@@ -85,7 +94,7 @@ def augment(
     result, report = augment_with_report(
         data, method, n, seed, text_column=text_column, label_column=label_column,
         keep_original=keep_original, progress=progress, batch_size=batch_size, coerce=coerce,
-        workers=workers, strict=strict, **params,
+        workers=workers, strict=strict, row_timeout=row_timeout, **params,
     )
     if _is_dataframe(result):
         result.attrs[REPORT_ATTR] = report.as_dict()
@@ -106,11 +115,13 @@ def augment_with_report(
     coerce: bool = False,
     workers: int = 1,
     strict: bool = False,
+    row_timeout: float | None = None,
     **params: Any,
 ) -> tuple[Any, AugmentationReport]:
     """:func:`augment`, also returning the run's :class:`~augkit.report.AugmentationReport`."""
     pipeline = build_pipeline(method, params)
     pipeline.strict = bool(strict)
+    pipeline.row_timeout = check_seconds("row_timeout", row_timeout)
     options = {
         "n": check_int("n", n, 0),
         "seed": resolve_seed(seed),

@@ -35,6 +35,11 @@ class Augmenter(Configurable):
     #: objects, ``Candidate(text, method="", scores={"dual": -0.8})``, instead of strings.
     scores: ClassVar[tuple[str, ...]] = ()
 
+    #: True when the augmenter runs a model (a translation or paraphrase model, an encoder):
+    #: its batches take long and vary with the hardware, so ``augkit augment`` sets no
+    #: per-row time limit by default when a pipeline holds such a step.
+    uses_model: ClassVar[bool] = False
+
     def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
         """Return up to ``n`` augmentations of ``text`` (never None; fewer is allowed):
         strings, or :class:`augkit.Candidate` objects to attach the declared ``scores``.

@@ -37,7 +37,16 @@ class InputError(UsageError, ValueError):
 
 
 class AugmenterOutputError(AugkitError, TypeError):
-    """A plugin's augmenter or filter returned something outside its contract."""
+    """A plugin's augmenter or filter returned something outside its contract.
+
+    ``kind`` says what was wrong in a few words that are the same for every row it happens
+    on (``augmenter 'x' returned NoneType``), so that a run's report can count such rows
+    under one reason; the message adds the row and the value returned.
+    """
+
+    def __init__(self, message: str, *, kind: str | None = None):
+        super().__init__(message)
+        self.kind = kind or message
 
 
 class MissingDependencyError(UsageError, ImportError):
@@ -50,5 +59,6 @@ class ModelNotAvailableError(UsageError, OSError):
 
 
 class AugmentationFailedError(AugkitError, RuntimeError):
-    """An augmenter or filter raised on one row while ``strict`` was set (without it, the
-    row is kept unaugmented and the failure counted in the report)."""
+    """An augmenter or filter failed on one row (raised, or returned something outside its
+    contract) while ``strict`` was set; without it, the row is kept unaugmented and the failure
+    counted in the report. The original error is the ``__cause__``."""

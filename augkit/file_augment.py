@@ -55,6 +55,7 @@ class FileJob:
     resume: bool = False
     job_dir: Path | None = None
     strict: bool = False
+    row_timeout: float | None = None
     backend: str = "local"
     address: str | None = None
     cpus_per_worker: float = 1
@@ -96,6 +97,7 @@ def augment_file(job: FileJob) -> AugmentationReport:
     pipeline.strict = job.strict
     if not job.input.exists():
         raise InputError(f"input file {str(job.input)!r} does not exist")
+    pipeline.row_timeout = job.row_timeout
     settings = {
         "input": str(job.input.resolve()), "input_bytes": job.input.stat().st_size,
         "input_digest": file_digest(job.input),
@@ -270,7 +272,7 @@ def _augment_in_memory(job: FileJob) -> AugmentationReport:
     augmented, report = augment_with_report(
         frame, job.method, n=job.n, seed=job.seed, text_column=job.text_column, label_column=job.label_column,
         keep_original=job.keep_original, progress=job.progress, batch_size=job.batch_size, coerce=job.coerce,
-        workers=job.workers, strict=job.strict, **dict(job.params),
+        workers=job.workers, strict=job.strict, row_timeout=job.row_timeout, **dict(job.params),
     )
     write_table(augmented, job.output)
     return report

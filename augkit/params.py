@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import difflib
 import inspect
+import math
 import re
 import typing
 from collections.abc import Mapping
@@ -119,6 +120,16 @@ def check_int(name: str, value: Any, minimum: int) -> int:
         kind = "non-negative" if minimum == 0 else "positive" if minimum == 1 else f">= {minimum}"
         raise InvalidParameterError(f"{name} must be a {kind} int, got {value!r}")
     return value
+
+
+def check_seconds(name: str, value: Any) -> float | None:
+    """``value`` as a float if it is a positive, finite number of seconds, None if None; else a
+    clear error."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise InvalidParameterError(f"{name} must be a positive, finite number of seconds, or None for no limit; got {value!r}")
+    return float(value)
 
 
 def parse_cli_value(parameter: Parameter | None, raw: str) -> Any:

@@ -13,6 +13,7 @@ rewrites, so outputs never depend on batching.
 from __future__ import annotations
 
 import math
+import reprlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -20,7 +21,6 @@ from typing import Any
 from augkit.augmenter import Augmenter
 from augkit.candidate import Candidate
 from augkit.errors import (
-    AugkitError,
     AugmentationFailedError,
     AugmenterOutputError,
     InvalidParameterError,
@@ -31,6 +31,7 @@ from augkit.filters.base import BatchContext, DatasetContext, Filter
 from augkit.filters.dedup import ExactDuplicateFilter
 from augkit.pipeline_spec import StepSpec, format_step, parse_pipeline_spec
 from augkit.seeding import RowSeeder
+from augkit.time_limit import TimeLimit, TimeLimitExceeded
 
 NOTHING_GENERATED = "augmenter returned nothing"
 
@@ -94,9 +95,13 @@ class Pipeline:
         if dedup and not any(isinstance(f, ExactDuplicateFilter) for f in resolved):
             resolved.insert(0, ExactDuplicateFilter())
         self.filters: tuple[Filter, ...] = tuple(resolved)
-        #: When an augmenter or filter raises on a row: False keeps the row unaugmented and
-        #: records why (the run goes on); True stops the run naming the row.
+        #: When an augmenter or filter raises on a row, or returns something outside its
+        #: contract there (None, a non-string): False keeps the row unaugmented and records
+        #: why (the run goes on); True stops the run naming the row.
         self.strict = False
+        #: Seconds a batch may take, then each row of it when the batch ran out (None: no
+        #: limit). A row past it fails like a row that raised (see :meth:`run`).
+        self.row_timeout: float | None = None
 
     @classmethod
     def from_string(cls, spec: str, params: Mapping[str, Any] | None = None, **options: Any) -> Pipeline:
@@ -148,28 +153,56 @@ class Pipeline:
         self, texts: list[str], n: int, seed: int, context: BatchContext | None = None
     ) -> tuple[list[list[Candidate]], list[str | None]]:
         """Augment a batch: at most ``n`` candidates per text, and for each text left with
-        none, the reason (nothing generated, which filter removed the last ones, or the
-        exception an augmenter or filter raised on that text: see :attr:`strict`)."""
+        none, the reason (nothing generated, which filter removed the last ones, or what went
+        wrong on that text: an exception an augmenter or filter raised, output outside its
+        contract, or running past :attr:`row_timeout`; see :attr:`strict`).
+
+        When the batch fails or runs out of time, it is run again row by row, each row with
+        the whole time limit: per-row seeds give the other rows the output they would have
+        had, and one slow row costs at most twice the limit. ``KeyboardInterrupt``,
+        ``SystemExit`` and an outer time limit are never caught.
+        """
         context = context or BatchContext()
+        limit = TimeLimit(self.row_timeout)
         try:
-            return self._run_batch(texts, n, seed, context)
-        except AugkitError:
+            return limit.run(lambda: self._run_batch(texts, n, seed, context))
+        except UsageError:
             raise  # configuration and input errors concern every row: stop
         except Exception as error:
-            if len(texts) > 1:  # find the failing rows; per-row seeds keep the others' output unchanged
-                rows: list[list[Candidate]] = []
-                reasons: list[str | None] = []
-                for index, text in enumerate(texts):
-                    labels = None if context.labels is None else [context.labels[index]]
-                    row, reason = self.run([text], n, seed, BatchContext(labels=labels))
-                    rows += row
-                    reasons += reason
-                return rows, reasons
-            if self.strict:
-                message = f"{type(error).__name__}: {str(error)[:200]}"
-                raise AugmentationFailedError(f"augmenting {texts[0][:80]!r} failed with {message}") from error
-            # one reason per exception type, so the summary stays short; strict shows the detail
-            return [[]], [f"augmentation failed ({type(error).__name__}; strict mode stops and shows it)"]
+            failure: BaseException = error
+        except TimeLimitExceeded as error:
+            if not limit.raised(error):
+                raise  # an outer limit's (a pipeline running this one): its owner decides
+            failure = error
+        if len(texts) > 1:  # find the failing rows; per-row seeds keep the others' output unchanged
+            return self._run_row_by_row(texts, n, seed, context)
+        return self._row_failed(texts[0], failure)
+
+    def _run_row_by_row(
+        self, texts: list[str], n: int, seed: int, context: BatchContext
+    ) -> tuple[list[list[Candidate]], list[str | None]]:
+        rows: list[list[Candidate]] = []
+        reasons: list[str | None] = []
+        for index, text in enumerate(texts):
+            labels = None if context.labels is None else [context.labels[index]]
+            row, reason = self.run([text], n, seed, BatchContext(labels=labels))
+            rows += row
+            reasons += reason
+        return rows, reasons
+
+    def _row_failed(self, text: str, error: BaseException) -> tuple[list[list[Candidate]], list[str | None]]:
+        """The result of a row an augmenter or filter failed on, or (strict) the error naming it."""
+        if isinstance(error, TimeLimitExceeded):
+            kind = f"timed out after {error.seconds:g} s"
+            detail = f"{kind} (row_timeout)" + (f", in {error.where}" if error.where else "")
+        elif isinstance(error, AugmenterOutputError):
+            kind, detail = error.kind, f"failed: {error}"
+        else:
+            kind, detail = type(error).__name__, f"failed with {type(error).__name__}: {str(error)[:200]}"
+        if self.strict:
+            raise AugmentationFailedError(f"augmenting {text[:80]!r} {detail}") from error
+        # one reason per kind of failure, so the summary stays short; strict shows the detail
+        return [[]], [f"augmentation failed ({kind}; strict mode stops and shows it)"]
 
     def _run_batch(self, texts: list[str], n: int, seed: int, context: BatchContext) -> tuple[list[list[Candidate]], list[str | None]]:
         wanted = math.ceil(n * self.oversample)
@@ -274,6 +307,16 @@ def _resolve_filter(obj: Any) -> Filter:
     return obj
 
 
+def spec_uses_model(spec: str) -> bool:
+    """Whether any step a pipeline string names declares that it runs a model
+    (``uses_model``), read from the registered classes: nothing is built or loaded."""
+    parsed = parse_pipeline_spec(spec)
+    registry = _registry()
+    augmenters = [registry.method(step.name).cls for chain in parsed.generator for step in chain]
+    filters = [registry.filter(step.name).cls for step in parsed.filters]
+    return any(cls.uses_model for cls in augmenters + filters)
+
+
 def _chain_from_spec(chain: list[StepSpec]) -> Augmenter | Chain:
     steps = [_registry().create_augmenter(step.name, step.args) for step in chain]
     return steps[0] if len(steps) == 1 else Chain(*steps)
@@ -324,25 +367,32 @@ def _checked_output(label: str, texts: list[str], output: Any, n: int) -> list[l
     candidates are dropped and at most ``n`` kept per text."""
     if not isinstance(output, (list, tuple)):
         raise AugmenterOutputError(
-            f"augmenter {label!r}: augment_batch() returned {type(output).__name__}, expected a list of lists of str"
+            f"augmenter {label!r}: augment_batch() returned {_shown(output)}, expected a list of lists of str",
+            kind=f"augmenter {label!r} returned {type(output).__name__}",
         )
     if len(output) != len(texts):
-        raise AugmenterOutputError(f"augmenter {label!r}: augment_batch() returned {len(output)} rows for {len(texts)} texts")
+        # A whole batch's mistake, or one row's (a model call that lost a row): Pipeline.run
+        # runs the batch again row by row, which decides.
+        counts = f"{len(output)} rows for {_count(len(texts), 'text')}"
+        raise AugmenterOutputError(f"augmenter {label!r}: augment_batch() returned {counts}",
+                                   kind=f"augmenter {label!r} returned {counts}")
     rows = []
-    for source, row in zip(texts, output):
+    for row in output:
         if type(row) is not list:
             if not isinstance(row, (list, tuple)):
                 raise AugmenterOutputError(
-                    f"augmenter {label!r} returned {type(row).__name__} for {source[:60]!r}; "
-                    "augment() must return a list of strings (possibly empty), never None"
+                    f"augmenter {label!r} returned {_shown(row)} for a text; "
+                    "augment() must return a list of strings (possibly empty), never None",
+                    kind=f"augmenter {label!r} returned {type(row).__name__}",
                 )
             row = list(row)
         if not all(type(text) is str for text in row):
             for text in row:
                 if not isinstance(text, (str, Candidate)) or not isinstance(getattr(text, "text", text), str):
                     raise AugmenterOutputError(
-                        f"augmenter {label!r} returned a {type(text).__name__} candidate for {source[:60]!r}; "
-                        "candidates must be str (or augkit.Candidate, to attach scores)"
+                        f"augmenter {label!r} returned the candidate {_shown(text)}; "
+                        "candidates must be str (or augkit.Candidate, to attach scores)",
+                        kind=f"augmenter {label!r} returned {_bad_candidate(text)}",
                     )
         if not all(_candidate_text(item).strip() for item in row):
             row = [item for item in row if _candidate_text(item).strip()]
@@ -355,15 +405,40 @@ def _candidate_text(item: str | Candidate) -> str:
 
 
 def _checked_filter_output(step: Filter, output: Any, before: list[list[Candidate]]) -> list[list[Candidate]]:
-    if not isinstance(output, (list, tuple)) or len(output) != len(before):
-        raise AugmenterOutputError(
-            f"filter {step.name!r}: filter_batch() must return one list of candidates per source"
-        )
-    if not all(isinstance(row, (list, tuple)) for row in output) or not all(
-        isinstance(candidate, Candidate) for row in output for candidate in row
-    ):
-        raise AugmenterOutputError(f"filter {step.name!r} must return lists of Candidate objects")
+    """Validate ``filter_batch`` output: one list of Candidate per source."""
+    contract = "filter_batch() must return one list of Candidate objects per source"
+    if not isinstance(output, (list, tuple)):
+        raise AugmenterOutputError(f"filter {step.name!r}: filter_batch() returned {_shown(output)}; {contract}",
+                                   kind=f"filter {step.name!r} returned {type(output).__name__}")
+    if len(output) != len(before):
+        counts = f"{len(output)} rows for {_count(len(before), 'source')}"
+        raise AugmenterOutputError(f"filter {step.name!r}: filter_batch() returned {counts}; {contract}",
+                                   kind=f"filter {step.name!r} returned {counts}")
+    for row in output:
+        if not isinstance(row, (list, tuple)):
+            raise AugmenterOutputError(f"filter {step.name!r} returned {_shown(row)} for a source; {contract}",
+                                       kind=f"filter {step.name!r} returned {type(row).__name__}")
+        for candidate in row:
+            if not isinstance(candidate, Candidate):
+                raise AugmenterOutputError(f"filter {step.name!r} returned the candidate {_shown(candidate)}; {contract}",
+                                           kind=f"filter {step.name!r} returned a {type(candidate).__name__} candidate")
     return [row if type(row) is list else list(row) for row in output]
+
+
+def _shown(value: Any) -> str:
+    """A returned value as an error message shows it: short repr and type."""
+    return f"{reprlib.repr(value)} ({type(value).__name__})" if value is not None else "None"
+
+
+def _bad_candidate(item: Any) -> str:
+    """What was wrong with a candidate, in the words of a reason: its type, or its text's."""
+    if isinstance(item, Candidate):
+        return f"a Candidate whose text is {type(item.text).__name__}"
+    return f"a {type(item).__name__} candidate"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _registry():

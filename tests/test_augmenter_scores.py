@@ -59,6 +59,12 @@ def test_a_candidate_whose_text_is_not_a_string_is_refused():
         def augment(self, text, n, rng):
             return [augkit.Candidate(None, "", {})]
 
-    with pytest.raises(augkit.AugmenterOutputError, match="candidates must be str"):
-        augkit.augment(["I lost my card"], Broken(), n=1)
+    with pytest.raises(augkit.AugmentationFailedError, match="candidates must be str") as caught:
+        augkit.augment(["I lost my card"], Broken(), n=1, strict=True)
+    assert isinstance(caught.value.__cause__, augkit.AugmenterOutputError)
+    _, report = augkit.augment_with_report(["I lost my card"], Broken(), n=1)
+    assert report.without_augmentation == {
+        "augmentation failed (augmenter 'broken-test' returned a Candidate whose text is NoneType; "
+        "strict mode stops and shows it)": 1
+    }
 

@@ -101,11 +101,21 @@ class ReturnsNumbers(augkit.Augmenter):
         return [1, 2]
 
 
-@pytest.mark.parametrize("augmenter, message", [(ReturnsNone(), "never None"), (ReturnsNumbers(), "candidates must be str")])
-def test_augmenter_breaking_the_contract_is_named(augmenter, message, banking77_sentences):
-    with pytest.raises(augkit.AugmenterOutputError, match=message) as caught:
-        augkit.augment(banking77_sentences[:2], augmenter, n=2, seed=0)
-    assert augmenter.name in str(caught.value)
+@pytest.mark.parametrize(
+    "augmenter, kind, message",
+    [(ReturnsNone(), "returned NoneType", "never None"), (ReturnsNumbers(), "returned a int candidate", "candidates must be str")],
+)
+def test_augmenter_breaking_the_contract_is_named(augmenter, kind, message, banking77_sentences):
+    texts = banking77_sentences[:2]
+    out, report = augkit.augment_with_report(texts, augmenter, n=2, seed=0)
+    assert out == [[], []]
+    assert report.without_augmentation == {
+        f"augmentation failed (augmenter {augmenter.name!r} {kind}; strict mode stops and shows it)": 2
+    }
+    with pytest.raises(augkit.AugmentationFailedError, match=message) as caught:
+        augkit.augment(texts, augmenter, n=2, seed=0, strict=True)
+    assert augmenter.name in str(caught.value) and texts[0][:40] in str(caught.value)
+    assert isinstance(caught.value.__cause__, augkit.AugmenterOutputError)
 
 
 def test_no_row_or_label_is_lost_on_random_tables(banking77_10shot):
@@ -126,5 +136,5 @@ def test_no_row_or_label_is_lost_on_random_tables(banking77_10shot):
 
 
 def test_contract_errors_in_worker_processes_reach_the_caller(banking77_sentences):
-    with pytest.raises(augkit.AugmenterOutputError, match="never None"):
-        augkit.augment(banking77_sentences[:40], ReturnsNone(), n=2, seed=0, batch_size=5, workers=2)
+    with pytest.raises(augkit.AugmentationFailedError, match="never None"):
+        augkit.augment(banking77_sentences[:40], ReturnsNone(), n=2, seed=0, batch_size=5, workers=2, strict=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import random
 import sys
+import time
 
 import pandas as pd
 import pytest
@@ -90,6 +91,40 @@ def test_a_killed_worker_is_restarted_and_the_result_is_complete_and_exact(frame
     remote = out.to_pandas()
     assert remote["text"].tolist() == local["text"].tolist()
     assert report.as_dict() == local_report.as_dict()
+
+
+class HangsOnOneRow(augkit.Augmenter):
+    """Shouts, but on ``marked`` sleeps ten minutes inside ``except Exception: pass`` (or,
+    with ``hang=False``, raises: the reference output)."""
+
+    name = "hangs_on_one_row"
+
+    def __init__(self, marked: str = "", hang: bool = True):
+        self.marked = marked
+        self.hang = hang
+
+    def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
+        if text == self.marked:
+            if not self.hang:
+                raise ValueError("marked row")
+            try:
+                time.sleep(600)
+            except Exception:
+                pass
+        return [f"{text.upper()}{'!' * rng.randint(1, 4)}" for _ in range(n)]
+
+
+def test_a_hung_row_times_out_on_ray_whose_actors_run_batches_off_the_main_thread(frame):
+    marked = frame["text"].iloc[33]
+    assert frame["text"].tolist().count(marked) == 1
+    local, _ = _local(frame, HangsOnOneRow(marked, hang=False), n=2, seed=4)
+    started = time.monotonic()
+    out, report = augkit.augment_with_report(ray.data.from_pandas(frame).repartition(3), HangsOnOneRow(marked), n=2,
+                                             seed=4, workers=2, batch_size=25, row_timeout=1)
+    assert time.monotonic() - started < 600
+    assert out.to_pandas()["text"].tolist() == local["text"].tolist()
+    assert report.without_augmentation == {"augmentation failed (timed out after 1 s; strict mode stops and shows it)": 1,
+                                           "empty or whitespace text": 1}
 
 
 def test_the_command_line_backend_writes_the_local_bytes(tmp_path, frame):

@@ -1,10 +1,12 @@
-"""An augmenter or filter that raises on one row: the row is kept unaugmented, the failure is
-counted with its reason, every other row gets exactly the output it would have had; with
-``strict`` the run stops naming the row. Configuration errors still stop at once."""
+"""An augmenter or filter that raises on one row, or returns something outside its contract
+there: the row is kept unaugmented, the failure is counted with its reason, every other row gets
+exactly the output it would have had; with ``strict`` the run stops naming the row.
+Configuration errors still stop at once."""
 
 from __future__ import annotations
 
 import random
+import re
 
 import pandas as pd
 import pytest
@@ -80,3 +82,95 @@ def test_the_command_line_goes_on_or_stops_with_strict(tmp_path, frame, installe
                  "--no-progress", "--strict"]) == 1
     assert "failed with ValueError: cannot shout" in capsys.readouterr().err
     assert not (tmp_path / "strict.csv").exists() and not list(tmp_path.glob(".*augkit-job"))
+
+
+BAD_OUTPUT_REASONS = {
+    "none": "augmentation failed (augmenter 'fragile' returned NoneType; strict mode stops and shows it)",
+    "number": "augmentation failed (augmenter 'fragile' returned a int candidate; strict mode stops and shows it)",
+}
+
+
+def _augmented_texts(out: pd.DataFrame) -> list[str]:
+    return out.loc[out["augkit_method"].notna(), "text"].tolist()
+
+
+@pytest.mark.parametrize("failure", ["none", "number"])
+def test_a_row_with_bad_output_is_kept_counted_and_the_others_are_unchanged(frame, fragile, failure):
+    failing = frame["text"].str.contains("refund")
+    out, report = augkit.augment_with_report(frame, fragile(failure=failure), n=2, seed=4, batch_size=16)
+    healthy = augkit.augment(frame[~failing], fragile(trigger="\x00never"), n=2, seed=4, batch_size=16)
+    assert out[out["augkit_method"].isna()].drop(columns=["augkit_source", "augkit_method"]).reset_index(drop=True).equals(frame)
+    assert _augmented_texts(out) == _augmented_texts(healthy)
+    assert report.without_augmentation == {BAD_OUTPUT_REASONS[failure]: failing.sum()}
+
+
+@pytest.mark.parametrize("failure, returned", [("none", "returned None for a text; augment() must return a list"),
+                                               ("number", "returned the candidate 42 (int); candidates must be str")])
+def test_strict_stops_on_bad_output_naming_the_row_and_what_was_returned(frame, fragile, failure, returned):
+    first = frame.loc[frame["text"].str.contains("refund"), "text"].iloc[0]
+    with pytest.raises(AugmentationFailedError, match=f"augmenting {re.escape(repr(first[:80]))} failed: augmenter 'fragile' {re.escape(returned)}"):
+        augkit.augment(frame, fragile(failure=failure), n=1, seed=0, strict=True)
+
+
+def test_workers_isolate_bad_output_too(frame, fragile):
+    single = augkit.augment(frame, fragile(failure="none"), n=2, seed=4)
+    double = augkit.augment(frame, fragile(failure="none"), n=2, seed=4, workers=2, batch_size=10)
+    assert double.equals(single)
+
+
+class DropsLastRowOfBatches(augkit.Augmenter):
+    """A batching bug: ``augment_batch`` loses the last row of any batch of two or more."""
+
+    name = "drops-last-row"
+
+    def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
+        return [text.upper()]
+
+    def augment_batch(self, texts, n, rngs):
+        rows = super().augment_batch(texts, n, rngs)
+        return rows[:-1] if len(rows) > 1 else rows
+
+
+class ReturnsNoRows(augkit.Augmenter):
+    """A bug no row causes: ``augment_batch`` always returns an empty list."""
+
+    name = "returns-no-rows"
+
+    def augment_batch(self, texts, n, rngs):
+        return []
+
+
+def test_a_wrong_row_count_for_a_batch_is_decided_row_by_row(frame):
+    out, report = augkit.augment_with_report(frame, DropsLastRowOfBatches(), n=1, seed=0, batch_size=16)
+    assert _augmented_texts(out) == frame["text"].str.upper().tolist()
+    assert not report.without_augmentation
+
+
+def test_a_wrong_row_count_on_every_row_fails_every_row_with_the_diagnosis(frame):
+    out, report = augkit.augment_with_report(frame, ReturnsNoRows(), n=1, seed=0, batch_size=16)
+    assert _augmented_texts(out) == []
+    assert report.without_augmentation == {
+        "augmentation failed (augmenter 'returns-no-rows' returned 0 rows for 1 text; strict mode stops and shows it)": len(frame)
+    }
+    with pytest.raises(AugmentationFailedError, match="augment_batch\\(\\) returned 0 rows for 1 text"):
+        augkit.augment(frame, ReturnsNoRows(), n=1, seed=0, strict=True)
+
+
+class LosesRefunds(augkit.Filter):
+    """A filter with a bug: returns None instead of a list for sources that mention a refund."""
+
+    name = "loses-refunds"
+
+    def filter(self, source, candidates):
+        return None if "refund" in source else candidates
+
+
+def test_a_filter_with_bad_output_on_a_row_fails_that_row_only(frame):
+    failing = frame["text"].str.contains("refund")
+    pipeline = augkit.Pipeline("eda", [LosesRefunds()])
+    out, report = augkit.augment_with_report(frame, pipeline, n=2, seed=3, batch_size=16)
+    expected = augkit.augment(frame[~failing], "eda", n=2, seed=3)
+    assert _augmented_texts(out) == _augmented_texts(expected)
+    assert report.without_augmentation == {
+        "augmentation failed (filter 'loses-refunds' returned NoneType; strict mode stops and shows it)": failing.sum()
+    }

@@ -45,6 +45,10 @@ class Filter(Configurable):
     #: True when :meth:`prepare` must see every original of the run for the filter to decide
     #: correctly (not just to warm a cache): streamed runs then read all the texts first.
     needs_all_texts: ClassVar[bool] = False
+    #: True when the filter runs a model (an encoder, a classifier): its batches take long and
+    #: vary with the hardware, so ``augkit augment`` sets no per-row time limit by default
+    #: when a pipeline holds such a step.
+    uses_model: ClassVar[bool] = False
 
     def prepare(self, dataset: DatasetContext) -> None:
         """Called once per run, before any batch, with all the run's originals: the place to

@@ -47,6 +47,7 @@ class LabelIntegrityFilter(Filter):
     name = "label_integrity"
     scores = ("label_integrity",)
     needs_all_texts = True
+    uses_model = True  # a sentence-transformers encoder
 
     def __init__(self, strict: bool = False, min_margin: float = 0.0, model: str | None = None, device: str = "cpu"):
         self.strict = bool(strict)

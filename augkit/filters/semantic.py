@@ -31,6 +31,7 @@ class SemanticFilter(Filter):
 
     name = "semantic"
     scores = ("semantic",)
+    uses_model = True  # a sentence-transformers encoder
 
     def __init__(self, min: float = 0.8, max: float = 0.98, model: str | None = None, device: str = "cpu"):
         for label, value in (("min", min), ("max", max)):

@@ -82,6 +82,7 @@ class BackTranslation(augkit.Augmenter):
 
     name = "backtranslation"
     scores = (SCORE_NAME,)
+    uses_model = True  # translation models, Bergamot's or Hugging Face's
 
     def __init__(
         self,

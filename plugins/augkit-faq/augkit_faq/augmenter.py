@@ -51,6 +51,7 @@ class FaqParaphraser(Augmenter):
     """
 
     name = "faq"
+    uses_model = True  # a paraphrase model (T5), or back-translation's models as the offline generator
 
     def __init__(
         self,
