@@ -36,7 +36,10 @@ class FolderLock:
         self.folder = folder
         while True:
             folder.mkdir(parents=True, exist_ok=True)
-            descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+            except FileNotFoundError:  # its holder removed it since our mkdir: make it again
+                continue
             try:
                 fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:

@@ -374,3 +374,22 @@ def test_the_job_records_each_chunks_rows_size_and_digest(tmp_path, clinc_table)
     rows = len(pd.read_csv(data, header=None))
     assert rows == record["original_rows_written"] + record["augmentations"] > CHUNK_ROWS
     assert record["data"] == {"rows": rows, "bytes": data.stat().st_size, "digest": file_digest(data)}
+
+
+def test_a_folder_removed_by_its_holder_between_creation_and_locking_is_made_again(tmp_path, monkeypatch):
+    from augkit.job_lock import FolderLock
+
+    folder = tmp_path / "job"
+    real_open = os.open
+    removed = []
+
+    def open_after_the_holder_removed_it(path, flags, *args):
+        if Path(path) == folder and not removed:  # the previous run renames its folder aside right here
+            removed.append(True)
+            folder.rename(tmp_path / "job.removing-1")
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(os, "open", open_after_the_holder_removed_it)
+    lock = FolderLock(folder)  # the race once ended a second run with FileNotFoundError (exit 1)
+    assert removed and folder.is_dir() and (folder / "owner.json").exists()
+    lock.release()
