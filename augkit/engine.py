@@ -27,11 +27,13 @@ DEFAULT_BATCH_SIZE = 256
 @dataclass
 class EngineResult:
     """Candidates per input value (empty for skipped ones), why each value that got none got
-    none (None for the others), and the run's counts."""
+    none (None for the others), the run's counts, and per value what each pipeline step did
+    (:attr:`Pipeline.count_names`; zeros for values not augmented)."""
 
     candidates: list[list[Candidate]]
     report: AugmentationReport
     reasons: list[str | None]
+    counts: list[tuple[int, ...]]
 
 
 def run_pipeline(
@@ -56,8 +58,10 @@ def run_pipeline(
     is told of every ``k`` rows done, for a caller that shows a bar over several calls
     (then this call draws none)."""
     texts, skips = prepare_texts(values, describe_row=describe_row, coerce=coerce)
-    report = AugmentationReport(rows_read=len(values))
+    report = AugmentationReport(rows_read=len(values), n=n)
     candidates: list[list[Candidate]] = [[] for _ in values]
+    nothing = (0,) * len(pipeline.count_names)
+    counts: list[tuple[int, ...]] = [nothing for _ in values]
     reasons: list[str | None] = list(skips)
     todo = [i for i, text in enumerate(texts) if text is not None]
     for index, reason in enumerate(skips):
@@ -74,9 +78,10 @@ def run_pipeline(
                 ([texts[i] for i in batch], [labels[i] for i in batch] if labels is not None else None)
                 for batch in positions
             )
-            for batch, (batch_candidates, batch_reasons) in zip(positions, run_batches(pipeline, batches, n, seed, workers, total=len(positions))):
-                for index, row, reason in zip(batch, batch_candidates, batch_reasons):
+            for batch, outcome in zip(positions, run_batches(pipeline, batches, n, seed, workers, total=len(positions))):
+                for index, row, reason, row_counts in zip(batch, outcome.candidates, outcome.reasons, outcome.counts):
                     candidates[index] = row
+                    counts[index] = row_counts
                     if not row:
                         reasons[index] = reason or "no candidate"
                         report.without_augmentation[reasons[index]] += 1
@@ -86,7 +91,8 @@ def run_pipeline(
             advance(len(todo))
     report.rows_augmented = sum(1 for row in candidates if row)
     report.augmentations = sum(len(row) for row in candidates)
-    return EngineResult(candidates, report, reasons)
+    report.candidates = dict(zip(pipeline.count_names, map(sum, zip(nothing, *counts))))
+    return EngineResult(candidates, report, reasons, counts)
 
 
 def prepare_pipeline(

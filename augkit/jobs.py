@@ -25,7 +25,6 @@ import json
 import os
 import shutil
 import warnings
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -33,7 +32,7 @@ from typing import Any
 from augkit.atomic_files import atomic_write, file_digest, remove_partials
 from augkit.errors import AugkitError, UsageError
 from augkit.job_lock import OWNER_FILE, FolderLock
-from augkit.report import AugmentationReport
+from augkit.report import AugmentationReport, sum_reports
 
 JOB_FILE = "job.json"
 #: Version of the folder's layout, part of the settings: a folder written by an augkit that
@@ -202,14 +201,7 @@ class AugmentJob:
 
 def report_from_records(records: list[dict[str, Any]]) -> AugmentationReport:
     """The counts of a whole job, from its chunks' records."""
-    report = AugmentationReport()
-    for record in records:
-        report.rows_read += record["rows_read"]
-        report.rows_augmented += record["rows_augmented"]
-        report.augmentations += record["augmentations"]
-        report.original_rows_written += record["original_rows_written"]
-        report.without_augmentation.update(Counter(record["without_augmentation"]))
-    return report
+    return sum_reports(AugmentationReport.from_dict(record) for record in records)
 
 
 def _describe_change(key: str, was: Any, now: Any) -> str:

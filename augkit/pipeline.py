@@ -16,6 +16,7 @@ import math
 import reprlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from augkit.augmenter import Augmenter
@@ -34,6 +35,20 @@ from augkit.seeding import RowSeeder
 from augkit.time_limit import TimeLimit, TimeLimitExceeded
 
 NOTHING_GENERATED = "augmenter returned nothing"
+#: The first and last of :attr:`Pipeline.count_names`.
+GENERATED, BEYOND_N = "generated", "beyond n"
+
+
+@dataclass
+class BatchOutcome:
+    """What a pipeline made of a batch, per text: the candidates kept (at most ``n``), why a
+    text got none (None when it got some), and counts aligned with
+    :attr:`Pipeline.count_names`: candidates generated, dropped by each filter, and cut
+    beyond ``n``."""
+
+    candidates: list[list[Candidate]]
+    reasons: list[str | None]
+    counts: list[tuple[int, ...]]
 
 
 class Union:
@@ -149,13 +164,33 @@ class Pipeline:
         for step in self.filters:
             step.prepare(dataset)
 
+    @property
+    def count_names(self) -> tuple[str, ...]:
+        """What :attr:`BatchOutcome.counts` counts per text, in order: ``generated``, then
+        the candidates each filter dropped (named after it; ``semantic#2`` for a second
+        use), then ``beyond n`` (kept by every filter but over the ``n`` asked for)."""
+        seen: Counter = Counter()
+        names = []
+        for step in self.filters:
+            seen[step.name] += 1
+            names.append(step.name if seen[step.name] == 1 else f"{step.name}#{seen[step.name]}")
+        return (GENERATED, *names, BEYOND_N)
+
     def run(
         self, texts: list[str], n: int, seed: int, context: BatchContext | None = None
     ) -> tuple[list[list[Candidate]], list[str | None]]:
         """Augment a batch: at most ``n`` candidates per text, and for each text left with
-        none, the reason (nothing generated, which filter removed the last ones, or what went
+        none, the reason. :meth:`run_batch` also counts what each step did."""
+        outcome = self.run_batch(texts, n, seed, context)
+        return outcome.candidates, outcome.reasons
+
+    def run_batch(self, texts: list[str], n: int, seed: int, context: BatchContext | None = None) -> BatchOutcome:
+        """Augment a batch: at most ``n`` candidates per text; for each text left with none,
+        the reason (nothing generated, which filter removed the last ones, or what went
         wrong on that text: an exception an augmenter or filter raised, output outside its
-        contract, or running past :attr:`row_timeout`; see :attr:`strict`).
+        contract, or running past :attr:`row_timeout`; see :attr:`strict`); and per text,
+        how many candidates were generated and how many each filter dropped
+        (:attr:`count_names`).
 
         When the batch fails or runs out of time, it is run again row by row, each row with
         the whole time limit: per-row seeds give the other rows the output they would have
@@ -178,19 +213,17 @@ class Pipeline:
             return self._run_row_by_row(texts, n, seed, context)
         return self._row_failed(texts[0], failure)
 
-    def _run_row_by_row(
-        self, texts: list[str], n: int, seed: int, context: BatchContext
-    ) -> tuple[list[list[Candidate]], list[str | None]]:
-        rows: list[list[Candidate]] = []
-        reasons: list[str | None] = []
+    def _run_row_by_row(self, texts: list[str], n: int, seed: int, context: BatchContext) -> BatchOutcome:
+        outcome = BatchOutcome([], [], [])
         for index, text in enumerate(texts):
             labels = None if context.labels is None else [context.labels[index]]
-            row, reason = self.run([text], n, seed, BatchContext(labels=labels))
-            rows += row
-            reasons += reason
-        return rows, reasons
+            row = self.run_batch([text], n, seed, BatchContext(labels=labels))
+            outcome.candidates += row.candidates
+            outcome.reasons += row.reasons
+            outcome.counts += row.counts
+        return outcome
 
-    def _row_failed(self, text: str, error: BaseException) -> tuple[list[list[Candidate]], list[str | None]]:
+    def _row_failed(self, text: str, error: BaseException) -> BatchOutcome:
         """The result of a row an augmenter or filter failed on, or (strict) the error naming it."""
         if isinstance(error, TimeLimitExceeded):
             kind = f"timed out after {error.seconds:g} s"
@@ -202,19 +235,26 @@ class Pipeline:
         if self.strict:
             raise AugmentationFailedError(f"augmenting {text[:80]!r} {detail}") from error
         # one reason per kind of failure, so the summary stays short; strict shows the detail
-        return [[]], [f"augmentation failed ({kind}; strict mode stops and shows it)"]
+        # (a failed row counts nothing: what its steps did before the failure is not kept)
+        return BatchOutcome([[]], [f"augmentation failed ({kind}; strict mode stops and shows it)"],
+                            [(0,) * len(self.count_names)])
 
-    def _run_batch(self, texts: list[str], n: int, seed: int, context: BatchContext) -> tuple[list[list[Candidate]], list[str | None]]:
+    def _run_batch(self, texts: list[str], n: int, seed: int, context: BatchContext) -> BatchOutcome:
         wanted = math.ceil(n * self.oversample)
         candidates = self._generator.generate(texts, wanted, seed)
         reasons: list[str | None] = [None if c else NOTHING_GENERATED for c in candidates]
+        counts = [[len(row)] for row in candidates]
         for step in self.filters:
             before = candidates
             candidates = _checked_filter_output(step, step.filter_batch(texts, before, context), before)
             for index, kept in enumerate(candidates):
+                counts[index].append(len(before[index]) - len(kept))
                 if not kept and reasons[index] is None:
                     reasons[index] = f"all candidates removed by filter {step.name!r}"
-        return [kept[:n] for kept in candidates], reasons
+        kept = [row[:n] for row in candidates]
+        for index, row in enumerate(candidates):
+            counts[index].append(len(row) - len(kept[index]))
+        return BatchOutcome(kept, reasons, [tuple(row) for row in counts])
 
 
 class _Leaf:

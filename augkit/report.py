@@ -1,9 +1,15 @@
-"""What a run did, in numbers: rows read, augmentations written, and why some rows got none."""
+"""What a run did, in numbers: rows read, candidates generated and dropped by each pipeline
+step, augmentations written, and why some rows got none."""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+
+#: Keys of :attr:`AugmentationReport.candidates` that are not filters (see
+#: :attr:`augkit.Pipeline.count_names`).
+_GENERATED, _BEYOND_N = "generated", "beyond n"
 
 
 @dataclass
@@ -18,27 +24,54 @@ class AugmentationReport:
     #: The run's base seed: the caller's, or the one drawn when none was given (passing it
     #: as ``seed`` reproduces the run).
     seed: int | None = None
+    #: Augmentations asked for per row.
+    n: int | None = None
+    #: Candidates ``generated``, then dropped by each filter step (by its name, in pipeline
+    #: order), then ``beyond n`` (kept by every filter but over ``n``); summed over rows.
+    candidates: dict[str, int] = field(default_factory=dict)
 
     @property
     def rows_written(self) -> int:
         return self.original_rows_written + self.augmentations
 
     def summary(self) -> str:
-        """One line, e.g. ``read 770 rows; wrote 3850 rows (770 original + 3080 augmented);
-        2 inputs yielded nothing: 2 empty or whitespace text``."""
-        line = (
-            f"read {self.rows_read} rows; wrote {self.rows_written} rows "
-            f"({self.original_rows_written} original + {self.augmentations} augmented)"
-        )
-        empty = sum(self.without_augmentation.values())
-        if empty:
+        """One line that says what happened, e.g. ``read 770 rows; generated 3080 candidates,
+        dropped 2 by dedup, 301 by semantic; wrote 3547 rows (770 original + 2777 augmented);
+        12 rows got no augmentation: 12 all candidates removed by filter 'semantic'; seed 0``."""
+        parts = [f"read {self.rows_read} rows" + ("" if self.rows_read else " (the input has no rows)")]
+        if self.n == 0:
+            parts.append("n=0: no augmentation asked for")
+        elif self.rows_read and self.candidates:
+            parts.append(self._candidates_summary())
+        parts.append(f"wrote {self.rows_written} rows ({self.original_rows_written} original + {self.augmentations} augmented)")
+        none = sum(self.without_augmentation.values())
+        if none:
             reasons = ", ".join(f"{count} {reason}" for reason, count in self.without_augmentation.most_common())
-            line += f"; {empty} input{'s' if empty != 1 else ''} yielded nothing: {reasons}"
-        else:
-            line += "; every input yielded at least one augmentation"
+            parts.append(f"{none} row{'s' if none != 1 else ''} got no augmentation: {reasons}")
+        elif self.rows_read and self.n != 0:
+            parts.append("every row got at least one augmentation")
         if self.seed is not None:
-            line += f"; seed {self.seed}"
-        return line
+            parts.append(f"seed {self.seed}")
+        return "; ".join(parts)
+
+    def _candidates_summary(self) -> str:
+        text = f"generated {self.candidates.get(_GENERATED, 0)} candidates"
+        dropped = [f"{count} by {name}" for name, count in self.candidates.items() if name not in (_GENERATED, _BEYOND_N)]
+        beyond = self.candidates.get(_BEYOND_N, 0)
+        if beyond:
+            dropped.append(f"{beyond} beyond n={self.n}")
+        return text + (f", dropped {', '.join(dropped)}" if dropped else "")
+
+    def add(self, other: AugmentationReport) -> None:
+        """Add the counts of ``other`` (a later part of the same run) to these."""
+        self.rows_read += other.rows_read
+        self.rows_augmented += other.rows_augmented
+        self.augmentations += other.augmentations
+        self.original_rows_written += other.original_rows_written
+        self.without_augmentation.update(other.without_augmentation)
+        self.candidates = add_counts(self.candidates, other.candidates)
+        if self.n is None:
+            self.n = other.n
 
     def as_dict(self) -> dict:
         return {
@@ -49,4 +82,29 @@ class AugmentationReport:
             "rows_written": self.rows_written,
             "without_augmentation": dict(self.without_augmentation),
             "seed": self.seed,
+            "n": self.n,
+            "candidates": dict(self.candidates),
         }
+
+    @classmethod
+    def from_dict(cls, record: Mapping) -> AugmentationReport:
+        """The report :meth:`as_dict` wrote."""
+        return cls(
+            rows_read=record["rows_read"], rows_augmented=record["rows_augmented"],
+            augmentations=record["augmentations"], original_rows_written=record["original_rows_written"],
+            without_augmentation=Counter(record["without_augmentation"]), seed=record.get("seed"),
+            n=record.get("n"), candidates=dict(record.get("candidates", {})),
+        )
+
+
+def add_counts(first: Mapping[str, int], second: Mapping[str, int]) -> dict[str, int]:
+    """Two step-count mappings summed key by key, keeping the pipeline's order."""
+    return {name: first.get(name, 0) + second.get(name, 0) for name in dict.fromkeys([*first, *second])}
+
+
+def sum_reports(reports: Iterable[AugmentationReport]) -> AugmentationReport:
+    """One report for the parts of a run (chunks of a file, batches of a dataset)."""
+    total = AugmentationReport()
+    for report in reports:
+        total.add(report)
+    return total

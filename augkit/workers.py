@@ -19,24 +19,22 @@ from typing import Any
 
 from augkit.candidate import Candidate
 from augkit.filters.base import BatchContext
-from augkit.pipeline import Pipeline
+from augkit.pipeline import BatchOutcome, Pipeline
 
 #: (texts, labels or None) of one batch.
 Batch = tuple[list[str], "Sequence[Any] | None"]
-#: One batch's result: candidates per text, and why a text got none.
-BatchResult = tuple[list[list[Candidate]], list["str | None"]]
 
 _worker_pipeline: Pipeline | None = None
 
 
 def run_batches(
     pipeline: Pipeline, batches: Iterable[Batch], n: int, seed: int, workers: int = 1, total: int | None = None
-) -> Iterator[BatchResult]:
-    """Results of ``pipeline.run`` for each batch, in order. ``total`` (the number of
-    batches, when known) lets small jobs spread over every worker."""
+) -> Iterator[BatchOutcome]:
+    """Outcomes of :meth:`Pipeline.run_batch` for each batch, in order. ``total`` (the
+    number of batches, when known) lets small jobs spread over every worker."""
     if workers == 1:
         for texts, labels in batches:
-            yield pipeline.run(texts, n, seed, BatchContext(labels=labels))
+            yield pipeline.run_batch(texts, n, seed, BatchContext(labels=labels))
         return
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     threads = max(1, (os.cpu_count() or 1) // workers)
@@ -45,8 +43,8 @@ def run_batches(
     ) as pool:
         tasks = ((texts, labels, n, seed) for texts, labels in batches)
         chunksize = 16 if total is None else max(1, min(16, total // (workers * 4)))
-        for rows, reasons in pool.map(_run_in_worker, tasks, chunksize=chunksize):
-            yield [[Candidate(*fields) for fields in row] for row in rows], reasons
+        for rows, reasons, counts in pool.map(_run_in_worker, tasks, chunksize=chunksize):
+            yield BatchOutcome([[Candidate(*fields) for fields in row] for row in rows], reasons, counts)
 
 
 def _set_worker_pipeline(pipeline: Pipeline, threads: int) -> None:
@@ -60,8 +58,8 @@ def _set_worker_pipeline(pipeline: Pipeline, threads: int) -> None:
         sys.modules["torch"].set_num_threads(threads)
 
 
-def _run_in_worker(task: tuple) -> tuple[list[list[tuple]], list[str | None]]:
+def _run_in_worker(task: tuple) -> tuple[list[list[tuple]], list[str | None], list[tuple[int, ...]]]:
     texts, labels, n, seed = task
-    rows, reasons = _worker_pipeline.run(texts, n, seed, BatchContext(labels=labels))
+    outcome = _worker_pipeline.run_batch(texts, n, seed, BatchContext(labels=labels))
     # Plain tuples pickle faster than Candidate objects on the way back.
-    return [[(c.text, c.method, c.scores) for c in row] for row in rows], reasons
+    return [[(c.text, c.method, c.scores) for c in row] for row in outcome.candidates], outcome.reasons, outcome.counts

@@ -6,7 +6,7 @@ the augmented table to examples/output/banking77_train10_eda.csv and prints:
 
 - a few source texts, each followed by its augmentations;
 - the size of the data set before and after, per method;
-- the run's report (rows read, augmentations written, inputs that yielded nothing).
+- the run's report (rows read, augmentations written, candidates each step dropped, rows that got none).
 """
 
 from __future__ import annotations

@@ -33,7 +33,8 @@ def test_augment_real_csv_end_to_end(banking_csv, tmp_path):
     assert len(augmented) == len(out) - len(source)
     sources = augmented["augkit_source"].astype(int)
     assert augmented["category"].tolist() == source["category"].iloc[sources].tolist()
-    assert f"read {len(source)} rows; wrote {len(out)} rows ({len(source)} original + {len(augmented)} augmented)" in done.stderr
+    assert f"read {len(source)} rows; generated {len(augmented)} candidates, dropped 0 by dedup; wrote {len(out)} rows " \
+        f"({len(source)} original + {len(augmented)} augmented)" in done.stderr
 
 
 def test_same_seed_same_file(banking_csv, tmp_path):
@@ -68,7 +69,7 @@ def test_formats_round_trip_labels_exactly(shared_data, tmp_path, suffix):
     codes = out["code"].tolist()
     assert codes.count("007") == 10 + 9 and codes.count("NA") == 10 + 10  # row 3 (empty text) has no copy
     assert len(out) == 39  # 20 originals + 19 augmentations (the empty text yields none)
-    assert "1 input yielded nothing: 1 empty or whitespace text" in done.stderr
+    assert "1 row got no augmentation: 1 empty or whitespace text" in done.stderr
 
 
 def test_typed_parameters_and_info(banking_csv, tmp_path):

@@ -75,7 +75,7 @@ def test_the_command_line_goes_on_or_stops_with_strict(tmp_path, frame, installe
     output = tmp_path / "out.csv"
     assert main(["augment", str(path), "-m", "fragile", "-n", "1", "--seed", "0", "-o", str(output), "--no-progress"]) == 0
     err = capsys.readouterr().err
-    assert f"{failing} inputs yielded nothing: {failing} augmentation failed (ValueError; strict mode stops and shows it)" in err
+    assert f"{failing} rows got no augmentation: {failing} augmentation failed (ValueError; strict mode stops and shows it)" in err
     out = pd.read_csv(output, dtype=str, keep_default_na=False)
     assert len(out) == 2 * len(frame) - failing
     assert main(["augment", str(path), "-m", "fragile", "-n", "1", "--seed", "0", "-o", str(tmp_path / "strict.csv"),

@@ -187,7 +187,7 @@ def test_the_command_line_times_out_a_hung_row_and_goes_on(tmp_path, frame, inst
                 installed_test_plugins)
     assert time.monotonic() - started < SLEEP
     assert done.returncode == 0, done.stderr
-    assert f"1 input yielded nothing: 1 {TIMED_OUT}" in done.stderr
+    assert f"1 row got no augmentation: 1 {TIMED_OUT}" in done.stderr
     assert (tmp_path / "out.csv").read_bytes() == (tmp_path / "raised.csv").read_bytes()
     strict = _cli([*common, "-p", "failure=sleep", "--row-timeout", "1", "--strict", "-o", str(tmp_path / "strict.csv")],
                   installed_test_plugins)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from augkit.adapters.carried_counts import COUNTS_COLUMN, REASON_COLUMN, encode_counts
 from augkit.adapters.provenance import (
     METHOD_COLUMN,
     SOURCE_COLUMN,
@@ -29,12 +30,12 @@ def augment_frame(
     text_column: str,
     label_column: str | None,
     keep_original: bool,
-    reason_column: str | None = None,
+    carry_counts: bool = False,
     **options: Any,
 ) -> tuple[Any, AugmentationReport]:
-    """Augment ``frame`` (see the module docstring). ``reason_column`` adds a column that
-    says, on each original row that got no augmentation, why (for backends that count
-    rows elsewhere)."""
+    """Augment ``frame`` (see the module docstring). ``carry_counts`` adds the helper columns
+    of :mod:`augkit.adapters.carried_counts` to the original rows (for backends that count
+    rows elsewhere; needs ``keep_original``)."""
     import numpy as np
     import pandas as pd
 
@@ -71,9 +72,11 @@ def augment_frame(
     out[METHOD_COLUMN] = pd.Series(methods, dtype=object)
     for name in scores:
         out[name] = pd.Series(score_values[name], dtype=float)
-    if reason_column is not None:
-        reasons = [None if text is not None else result.reasons[p] for p, text in zip(positions, new_texts)]
-        out[reason_column] = pd.Series(reasons, dtype=object)
+    if carry_counts:
+        originals = [text is None for text in new_texts]
+        out[REASON_COLUMN] = pd.Series([result.reasons[p] if first else None for p, first in zip(positions, originals)], dtype=object)
+        out[COUNTS_COLUMN] = pd.Series([encode_counts(result.counts[p]) if first else None
+                                        for p, first in zip(positions, originals)], dtype=object)
     result.report.original_rows_written = len(frame) if keep_original else 0
     return out, result.report
 

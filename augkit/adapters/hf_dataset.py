@@ -7,7 +7,8 @@ other columns (features included, e.g. ``ClassLabel``) copied from the source ro
 
 - ``datasets.Dataset``: ``map(batched=True, num_proc=workers)``. Rows are seeded one by one,
   so the output is the same for any ``workers`` and ``batch_size``. Each map batch also emits,
-  in two helper columns dropped afterwards, why a row got no augmentation, so the run's counts
+  in helper columns dropped afterwards, why a row got no augmentation and what each pipeline
+  step did to its candidates (:mod:`augkit.adapters.carried_counts`), so the run's counts
   survive worker processes.
 - ``datasets.IterableDataset``: augmented lazily, batch by batch as it is iterated; no counts
   (the rows have not been read yet), and no filter that needs every original
@@ -17,9 +18,9 @@ other columns (features included, e.g. ``ClassLabel``) copied from the source ro
 from __future__ import annotations
 
 import contextlib
-from collections import Counter
 from typing import Any
 
+from augkit.adapters.carried_counts import COUNTS_COLUMN, REASON_COLUMN, encode_counts, report_from_columns
 from augkit.adapters.frame import check_columns
 from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
 from augkit.engine import DEFAULT_BATCH_SIZE, prepare_pipeline, run_pipeline
@@ -27,7 +28,6 @@ from augkit.errors import UsageError
 from augkit.pipeline import Pipeline
 from augkit.report import AugmentationReport
 
-_REASON = "__augkit_reason"  # on one emitted row per source: why it got nothing, else ""
 _PLACEHOLDER = "__augkit_placeholder"  # a row emitted only to carry a reason (keep_original=False)
 
 
@@ -71,18 +71,19 @@ def augment_dataset(
 
     mapper = _BatchAugmenter(pipeline, text_column, label_column, keep_original, batch_size, options, with_reasons=True)
     with_reasons = features.copy()
-    with_reasons[_REASON] = datasets.Value("string")
+    with_reasons[REASON_COLUMN] = datasets.Value("string")
+    with_reasons[COUNTS_COLUMN] = datasets.Value("string")
     with_reasons[_PLACEHOLDER] = datasets.Value("bool")
     with _progress_bars(progress):
         mapped = dataset.map(
             mapper, batched=True, batch_size=batch_size, with_indices=True, features=with_reasons,
             num_proc=workers if workers > 1 else None, load_from_cache_file=False, desc=f"augkit {pipeline.name}",
         )
-    report = _report(mapped, len(dataset), keep_original)
+    report = _report(mapped, len(dataset), keep_original, options.get("n", 1), pipeline.count_names)
     if not keep_original:
         mapped = mapped.filter(lambda placeholder: not placeholder, input_columns=[_PLACEHOLDER], batched=False,
                                load_from_cache_file=False)
-    return mapped.remove_columns([_REASON, _PLACEHOLDER]), report
+    return mapped.remove_columns([REASON_COLUMN, COUNTS_COLUMN, _PLACEHOLDER]), report
 
 
 class _BatchAugmenter:
@@ -111,7 +112,7 @@ class _BatchAugmenter:
         )
         scores = self.pipeline.score_names
         score_columns = [f"augkit_{name}" for name in scores]
-        extra = [_REASON, _PLACEHOLDER] if self.with_reasons else []
+        extra = [REASON_COLUMN, COUNTS_COLUMN, _PLACEHOLDER] if self.with_reasons else []
         out: dict[str, list] = {name: [] for name in [*batch, SOURCE_COLUMN, METHOD_COLUMN, *score_columns, *extra]}
         reasons = _reasons_by_row(result, len(batch[text_column]))
         for position, row in enumerate(result.candidates):
@@ -127,7 +128,8 @@ class _BatchAugmenter:
                 for name, column_name in zip(scores, score_columns):
                     out[column_name].append(candidate_scores.get(name))
                 if self.with_reasons:
-                    out[_REASON].append(reasons[position] if number == 0 else None)
+                    out[REASON_COLUMN].append(reasons[position] if number == 0 else None)
+                    out[COUNTS_COLUMN].append(encode_counts(result.counts[position]) if number == 0 else None)
                     out[_PLACEHOLDER].append(placeholder)
         return out
 
@@ -137,19 +139,19 @@ def _reasons_by_row(result, rows: int) -> list[str]:
     return ["" if row or reason is None else reason for row, reason in zip(result.candidates, result.reasons, strict=True)]
 
 
-def _report(mapped: Any, rows: int, keep_original: bool) -> AugmentationReport:
+def _report(mapped: Any, rows: int, keep_original: bool, n: int, count_names: tuple[str, ...]) -> AugmentationReport:
     """The run's counts, from the output's arrow columns (not row by row)."""
     import pyarrow.compute as pc
 
     table = mapped.data
     augmented = pc.is_valid(table.column(METHOD_COLUMN))
-    reasons = pc.value_counts(pc.drop_null(table.column(_REASON))).to_pylist()
-    report = AugmentationReport(rows_read=rows)
-    report.augmentations = pc.sum(augmented).as_py() or 0
-    report.rows_augmented = len(pc.unique(pc.filter(table.column(SOURCE_COLUMN), augmented)))
-    report.without_augmentation = Counter({item["values"]: item["counts"] for item in reasons if item["values"]})
-    report.original_rows_written = rows if keep_original else 0
-    return report
+    return report_from_columns(
+        rows=rows, keep_original=keep_original, n=n, count_names=count_names,
+        augmentations=pc.sum(augmented).as_py() or 0,
+        rows_augmented=len(pc.unique(pc.filter(table.column(SOURCE_COLUMN), augmented))),
+        reasons=pc.drop_null(table.column(REASON_COLUMN)).to_pylist(),
+        counts=pc.drop_null(table.column(COUNTS_COLUMN)).to_pylist(),
+    )
 
 
 def _filters_prepare(pipeline: Pipeline) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from augkit.adapters.carried_counts import COUNTS_COLUMN, REASON_COLUMN, report_from_columns
 from augkit.adapters.frame import augment_frame, check_columns
 from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
 from augkit.engine import DEFAULT_BATCH_SIZE, prepare_pipeline
@@ -23,7 +24,6 @@ from augkit.pipeline import Pipeline
 from augkit.report import AugmentationReport
 
 _POSITION = "__augkit_position"
-_REASON = "__augkit_reason"
 #: Restarts of a dead actor, and retries of the batch it was running.
 ACTOR_RESTARTS = 3
 
@@ -72,10 +72,10 @@ def augment_ray_dataset(
         max_restarts=ACTOR_RESTARTS,
         max_task_retries=ACTOR_RESTARTS,
     ).materialize()
-    report = _report(mapped, rows, keep_original)
+    report = _report(mapped, rows, keep_original, options.get("n", 1), pipeline.count_names)
     if not keep_original:
         mapped = mapped.filter(lambda row: row[METHOD_COLUMN] is not None)
-    return mapped.drop_columns([_REASON]), report
+    return mapped.drop_columns([REASON_COLUMN, COUNTS_COLUMN]), report
 
 
 class _RayBatchAugmenter:
@@ -93,21 +93,17 @@ class _RayBatchAugmenter:
         batch.index = positions
         # originals always travel (they carry the reasons the report counts); dropped after
         out, _ = augment_frame(self.pipeline, batch, text_column=self.text_column, label_column=self.label_column,
-                               keep_original=True, reason_column=_REASON, **self.options)
+                               keep_original=True, carry_counts=True, **self.options)
         return out.reset_index(drop=True)
 
 
-def _report(mapped: Any, rows: int, keep_original: bool) -> AugmentationReport:
-    from collections import Counter
-
-    report = AugmentationReport(rows_read=rows, original_rows_written=rows if keep_original else 0)
-    reasons: Counter = Counter()
-    sources: set = set()
-    for batch in mapped.select_columns([SOURCE_COLUMN, METHOD_COLUMN, _REASON]).iter_batches(batch_format="pandas"):
+def _report(mapped: Any, rows: int, keep_original: bool, n: int, count_names: tuple[str, ...]) -> AugmentationReport:
+    augmentations, sources, reasons, counts = 0, set(), [], []
+    for batch in mapped.select_columns([SOURCE_COLUMN, METHOD_COLUMN, REASON_COLUMN, COUNTS_COLUMN]).iter_batches(batch_format="pandas"):
         augmented = batch[METHOD_COLUMN].notna()
-        report.augmentations += int(augmented.sum())
+        augmentations += int(augmented.sum())
         sources.update(batch.loc[augmented, SOURCE_COLUMN].tolist())
-        reasons.update(r for r in batch[_REASON].tolist() if isinstance(r, str) and r)
-    report.rows_augmented = len(sources)
-    report.without_augmentation = reasons
-    return report
+        reasons += batch[REASON_COLUMN].tolist()
+        counts += batch[COUNTS_COLUMN].tolist()
+    return report_from_columns(rows=rows, keep_original=keep_original, n=n, count_names=count_names,
+                               augmentations=augmentations, rows_augmented=len(sources), reasons=reasons, counts=counts)

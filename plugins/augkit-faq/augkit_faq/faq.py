@@ -160,13 +160,14 @@ def paraphrase_faq(
                 unique.append(Candidate(processed.text, METHOD_NAME, {"record": record}))
         unique_rows.append(unique)
 
-    semantic.prepare(DatasetContext(texts=texts))
-    after_semantic = semantic.filter_batch(texts, unique_rows, BatchContext())
-    integrity.prepare(DatasetContext(texts=questions.all_questions))
-    after_integrity = integrity.filter_batch(texts, after_semantic, BatchContext())
-    _note_scores(unique_rows, after_semantic, after_integrity)
-    _name_nearest_questions(records, questions.all_questions, encoder, device)
-    _rank(after_integrity, n)
+    if any(unique_rows):  # else nothing to select: no encoder to load
+        semantic.prepare(DatasetContext(texts=texts))
+        after_semantic = semantic.filter_batch(texts, unique_rows, BatchContext())
+        integrity.prepare(DatasetContext(texts=questions.all_questions))
+        after_integrity = integrity.filter_batch(texts, after_semantic, BatchContext())
+        _note_scores(unique_rows, after_semantic, after_integrity)
+        _name_nearest_questions(records, questions.all_questions, encoder, device)
+        _rank(after_integrity, n)
 
     import pandas as pd
 

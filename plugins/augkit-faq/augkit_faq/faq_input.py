@@ -44,8 +44,6 @@ def read_questions(frame: Any, question_column: str, answer_column: str) -> FaqQ
         kinds = {question_column: "question", answer_column: "answer"}
         listed = ", ".join(f"{kinds[c]} column {c!r}" for c in missing)
         raise InputError(f"the FAQ has no {listed}; its columns are: {', '.join(map(str, frame.columns))}")
-    if len(frame) == 0:
-        raise InputError("the FAQ has no rows: nothing to paraphrase")
     if frame.columns.duplicated().any():
         raise InputError(f"the FAQ has repeated column names: {sorted(set(frame.columns[frame.columns.duplicated()]))}")
     labels = list(frame.index)

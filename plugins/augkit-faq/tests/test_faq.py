@@ -151,7 +151,6 @@ def test_repeated_and_empty_questions_are_kept_and_named(covid_slice):
         (pd.DataFrame({"question": ["a?"], "a": ["b"]}), "no answer column 'answer'"),
         (pd.DataFrame({"question": ["a?", 42, 3.5], "answer": ["b", "c", "d"]}),
          r"not text, in rows 1 \(int\), 2 \(float\)"),
-        (pd.DataFrame({"question": [], "answer": []}), "no rows"),
         (["a?"], "must be a pandas.DataFrame"),
     ],
 )
@@ -160,6 +159,13 @@ def test_bad_input_is_named(frame, message):
 
     with pytest.raises(AugkitError, match=message):
         paraphrase_faq(frame, "question", "answer", generator=ScriptedGenerator({}))
+
+
+def test_a_header_only_faq_gives_a_header_only_output_like_augment():
+    empty = pd.DataFrame({"question": pd.Series([], dtype=object), "answer": pd.Series([], dtype=object)})
+    result = paraphrase_faq(empty, "question", "answer", generator=ScriptedGenerator({}))
+    assert len(result.table) == 0 and {"question", "answer", "augkit_source", "augkit_rank"} <= set(result.table.columns)
+    assert result.summary["rows"] == 0 and result.summary["generated"] == 0
 
 
 def test_offline_backtranslation_generator_end_to_end(stackfaq):

@@ -1,0 +1,41 @@
+"""Counts that travel with the rows, for backends that rebuild a run's report from its output.
+
+A ``datasets`` map or a Ray ``map_batches`` runs the engine in other processes, batch by
+batch, and hands back only rows. So each source row's first output row carries two helper
+columns, dropped afterwards: why the row got no augmentation (``""`` when it got some), and
+what each pipeline step did to its candidates (:attr:`augkit.Pipeline.count_names`, as
+comma-separated integers). :func:`report_from_columns` sums them into the run's report.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from augkit.report import AugmentationReport
+
+REASON_COLUMN = "__augkit_reason"
+COUNTS_COLUMN = "__augkit_counts"
+
+
+def encode_counts(counts: Sequence[int]) -> str:
+    """One row's step counts as carried in :data:`COUNTS_COLUMN`."""
+    return ",".join(map(str, counts))
+
+
+def report_from_columns(
+    *, rows: int, keep_original: bool, n: int, count_names: Sequence[str], augmentations: int, rows_augmented: int,
+    reasons: Iterable[str | None], counts: Iterable[str | None],
+) -> AugmentationReport:
+    """The run's report from the carried columns (each value once per source row; None and
+    ``""`` on the other rows) and the output's own counts."""
+    report = AugmentationReport(rows_read=rows, original_rows_written=rows if keep_original else 0, n=n,
+                                augmentations=augmentations, rows_augmented=rows_augmented)
+    report.without_augmentation = Counter(reason for reason in reasons if isinstance(reason, str) and reason)
+    totals = [0] * len(count_names)
+    for encoded in counts:
+        if isinstance(encoded, str) and encoded:
+            for position, value in enumerate(encoded.split(",")):
+                totals[position] += int(value)
+    report.candidates = dict(zip(count_names, totals))
+    return report
