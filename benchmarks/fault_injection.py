@@ -13,8 +13,10 @@ splits, out-of-scope included), BANKING77 (train, valid, test), SST-2 and TREC f
   byte and no partial file or job folder is left; *corrupted* when a run exits 0 over an
   output that differs.
 - **Races**: each trial starts two ``--resume`` runs on one output, the second after a random
-  delay of 0 to 2 s. Exact when the output equals the reference, every run exited 0 or was
-  refused with exit 2 ("in use by another augkit run"), and nothing is left behind.
+  delay between 0 and 1.1 times the reference run's duration (so some start while the first
+  assembles its output or removes its job folder, some after it finished). Exact when the
+  output equals the reference, every run exited 0 or was refused with exit 2 ("in use by
+  another augkit run"), and nothing is left behind.
 
     .venv/bin/python benchmarks/fault_injection.py                        # about 15 minutes
     .venv/bin/python benchmarks/fault_injection.py --kills 10 --races 5   # a quick look
@@ -108,8 +110,8 @@ def kill_trial(input_path: Path, output: Path, reference: bytes, duration: float
             "left": leftovers(output), "stderr": "" if exact else final.stderr[-500:]}
 
 
-def race_trial(input_path: Path, output: Path, reference: bytes, rng: random.Random) -> dict:
-    offset = rng.uniform(0, 2)
+def race_trial(input_path: Path, output: Path, reference: bytes, duration: float, rng: random.Random) -> dict:
+    offset = rng.uniform(0, 1.1 * duration)
     first = subprocess.Popen(command(input_path, output, True), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     time.sleep(offset)
     second = subprocess.Popen(command(input_path, output, True), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -149,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{'exact' if kills[-1]['exact'] else 'NOT EXACT'}", file=sys.stderr)
     races = []
     for trial in range(args.races):
-        races.append(race_trial(input_path, output, reference, rng))
+        races.append(race_trial(input_path, output, reference, duration, rng))
         print(f"race {trial + 1}/{args.races}: offset {races[-1]['offset']} s, exits {races[-1]['codes']} -> "
               f"{'exact' if races[-1]['exact'] else 'NOT EXACT'}", file=sys.stderr)
     result = {
