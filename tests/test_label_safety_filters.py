@@ -114,6 +114,7 @@ NUMBERS_CHANGED = [
     ("clinc150", "eda", "send bill a text for me and tell him i will be 30 minutes late", "send bill a text for me and tell him i will be 30 hour late"),
     ("clinc150", "eda", "show me the last month of transactions", "show me the month of transactions"),
     ("clinc150", "eda", "how many days old are you", "how many years old are you"),
+    ("clinc150", "bt", "good evening", "Good night"),  # CLINC150's greeting made its goodbye
     ("clinc150", "eda", "can you confirm i have a reservation at 5 pm on march 13th", "can you confirm i have a reservation at 5 atomic number 61 on march 13th"),
     ("clinc150", "eda", "make a reservation at 5 pm today for 2 at olive garden", "make a reservation at 5 pm today for at olive garden"),
     ("banking77", "eda", "How do I transfer money between two of my accounts?", "How do I transfer money between deuce of my accounts?"),
@@ -127,7 +128,9 @@ NUMBERS_KEPT = [
     ("banking77", "eda", "Why did I get charged one pound seemingly randomly?", "Why did I get charged randomly pound seemingly one?"),
     ("banking77", "eda", "How do I transfer money between two of my accounts?", "How do I transfer money between my of two accounts?"),
     ("clinc150", "eda", "how many days old are you", "how are days old many you"),
+    ("clinc150", "eda", "tell me what day it is", "tell solar day me what day it is"),
     ("banking77", "by hand", "Where is the card I ordered 2 weeks ago?", "Where is the card I ordered two weeks ago"),
+    ("clinc150", "bt", "where can one receive their w-2 form", "where you can receive your form w-2"),
 ]
 
 
@@ -156,6 +159,9 @@ def test_numbers_keeps_rewrites_that_say_the_same_numbers_and_times(corpora, cor
     ("I need a new one", "I need another new one"),
     ("the monthly fee", "the fee every month"),
     ("in the past week", "in the last week"),
+    ("see you this evening", "see you tonight"),
+    ("how do germans say goodnight", "how the germans say good night"),
+    ("good evening", "evening good"),
     ("on May 5th", "on the fifth of May"),
 ])
 def test_numbers_reads_equal_forms_as_equal(source, text):
@@ -208,6 +214,7 @@ ENTITIES_KEPT = [
     ("banking77", "eda", "Why is my ATM cash withdrawal not working?", "Why is my AUTOMATIC TELLER MACHINE cash withdrawal not working?"),
     ("banking77", "eda", "Is it possible to change from AUD to GBP?", "possible to change from AUD to GBP?"),
     ("banking77", "eda", "Money was transferred to me and I am unable to see it", "Money was transferred to me and it am unable to see I"),
+    ("banking77", "bt", "Transferred to account is not successful, help please?", "Transfer to the account is unsuccessful, please help?"),
 ]
 
 

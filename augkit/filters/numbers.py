@@ -34,6 +34,8 @@ _ONE_AS_PRONOUN_AFTER = frozenset({
     "next", "new", "old", "other", "only", "same", "right", "wrong", "good", "bad", "little",
 })
 _ONE_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "which", "another", "every", "each"})
+#: "one" next to a modal is the generic pronoun ("where can one receive", "one should").
+_MODALS = frozenset({"can", "could", "should", "must", "may", "might", "would", "will", "shall", "does"})
 #: "a" and "an" say "one" ("one pound" -> "a pound"): a lost "one" is forgiven when the
 #: candidate has an extra article, and an added "one" when it has one article fewer.
 _ARTICLES = frozenset({"a", "an"})
@@ -52,12 +54,14 @@ _AMBIGUOUS_MONTHS = {
 }
 _WEEKDAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
 #: Times of day said in words.
-_CLOCK_WORDS = {"noon": "12:00", "midday": "12:00", "midnight": "0:00"}
+_CLOCK_WORDS = {"noon": "12:00", "noonday": "12:00", "midday": "12:00", "midnight": "0:00"}
 #: Relative time words and the unit or day each stands for: plurals and "-ly" adverbs are the
 #: same unit ("3 days", "daily", "every day"), so rewrites between them are kept while
-#: "this week" -> "this month" or "3 days" -> "3 weeks" are caught.
+#: "this week" -> "this month" or "3 days" -> "3 weeks" are caught. "tonight" is "this
+#: evening" and "this night" (translations swap them), but night is not evening otherwise:
+#: "good evening" -> "good night" turns CLINC150's greeting into its goodbye.
 TIME_WORDS = {
-    "today": "today", "tonight": "tonight", "tomorrow": "tomorrow", "yesterday": "yesterday",
+    "today": "today", "tonight": "this evening", "tomorrow": "tomorrow", "yesterday": "yesterday",
     "day": "day", "days": "day", "daily": "day",
     "week": "week", "weeks": "week", "weekly": "week",
     "weekend": "weekend", "weekends": "weekend",
@@ -70,6 +74,7 @@ TIME_WORDS = {
     "minute": "minute", "minutes": "minute", "mins": "minute",
     "morning": "morning", "mornings": "morning", "afternoon": "afternoon", "afternoons": "afternoon",
     "evening": "evening", "evenings": "evening", "night": "night", "nights": "night", "nightly": "night",
+    "goodnight": "night",
 }
 #: Words that make a unit point at a particular one ("this week", "next month", "last year");
 #: synonyms share a form ("past year" is "last year", "coming week" is "next week").
@@ -77,8 +82,12 @@ _TIME_MODIFIERS = {
     "this": "this", "current": "this", "next": "next", "coming": "next", "following": "next",
     "last": "last", "past": "last", "previous": "last", "preceding": "last",
 }
+#: The time units (a unit named again adds no new time).
+_UNIT_NAMES = frozenset(TIME_WORDS.values())
 #: Deictic words: they name a day themselves and take no modifier.
 _DEICTIC = frozenset({"today", "tonight", "tomorrow", "yesterday"})
+#: Times said two ways, by canonical form.
+_SAME_TIMES = {"this night": "this evening"}
 
 _TOKEN = re.compile(
     r"(?P<ampm>(?<![\d.:])\d{1,2}(?::\d{2})?\s*[ap]\.?m\b\.?)"
@@ -97,16 +106,19 @@ class NumbersFilter(LabelSafetyFilter):
     "05" = "5"; digits inside words too: "COVID-19" holds 19); ordinals, by their value
     ("3rd" = "third" = "3", so "March 13th" -> "March 13" is kept);
     number words ("two", "twenty-five", "two hundred and five", "a dozen"; "one" is
-    also "a"/"an", and a pronoun in "the one", "which one", "a new one"); clock times ("10:30", "3pm" =
+    also "a"/"an", and a pronoun in "the one", "which one", "a new one", "can one");
+    clock times ("10:30", "3pm" =
     "3 p.m." = "15:00", noon, midnight); months ("June"; "May", "March", "August" and
     abbreviations only next to a number) and weekdays; relative time words (today,
     tonight, tomorrow, yesterday) and time units (day, week, weekend, fortnight, month,
     year, decade, hour, minute, morning, afternoon, evening, night), plural or "-ly"
     ("days" = "day", "monthly" = "month") and joined with this/next/last ("this week",
     "next month"; "past year" = "last year", "coming week" = "next week"); a possessive
-    "'s" is ignored ("today's date" -> "the date today").
+    "'s" is ignored ("today's date" -> "the date today"); "tonight" = "this evening".
 
-    Source and candidate must hold the same expressions, as many times each, in any order:
+    Source and candidate must hold the same expressions, as many times each, in any order
+    (except that naming again a unit the source names is not a change: "what day it is"
+    -> "what solar day it is"):
     "two cards" -> "2 cards" (with ``words_as_numbers``), "3 days" -> "three days",
     "monthly fee" -> "fee every month" are kept; "this week" -> "this month", "3 days" ->
     "3 weeks", "at 3pm" -> "at 3", "2 cards" -> "cards" ... are dropped. Known false
@@ -183,7 +195,8 @@ class NumbersFilter(LabelSafetyFilter):
         elif word in self._time_words:
             unit = TIME_WORDS.get(word, word)
             if word not in _DEICTIC and previous in _TIME_MODIFIERS and tokens[index - 1][0] == "word":
-                found.append((f"{_TIME_MODIFIERS[previous]} {unit}", f"{previous} {word}"))
+                modified = f"{_TIME_MODIFIERS[previous]} {unit}"
+                found.append((_SAME_TIMES.get(modified, modified), f"{previous} {word}"))
             else:
                 found.append((unit, word))
         return 1
@@ -193,6 +206,10 @@ class NumbersFilter(LabelSafetyFilter):
         spare_articles = sum(key == _ARTICLE for key, _ in added) - sum(key == _ARTICLE for key, _ in lost)
         lost = _forgive_ones([e for e in lost if e[0] != _ARTICLE], spare_articles)
         added = _forgive_ones([e for e in added if e[0] != _ARTICLE], -spare_articles)
+        # A unit the source already names adds no new time ("what day it is" -> "what solar
+        # day ... day it is", "this month" -> "calendar month ... this month").
+        units_named = {key.split()[-1] for key, _ in source_clues if key.split()[-1] in _UNIT_NAMES}
+        added = [(key, written) for key, written in added if key not in units_named]
         return Mismatch(
             len(lost) + len(added),
             describe_difference("number or time", [w for _, w in lost], [w for _, w in added]),
@@ -213,7 +230,8 @@ def _forgive_ones(expressions: list[tuple[str, str]], articles: int) -> list[tup
 def _one_is_pronoun(tokens: list[tuple[str, str]], index: int) -> bool:
     """"the one", "which one", "the stolen one", "a new one": "one" standing for a noun."""
     before = [word for _, word in tokens[max(index - 2, 0) : index]]
-    if before and before[-1] in _ONE_AS_PRONOUN_AFTER:
+    after = tokens[index + 1][1] if index + 1 < len(tokens) else ""
+    if (before and before[-1] in _ONE_AS_PRONOUN_AFTER) or (before and before[-1] in _MODALS) or after in _MODALS:
         return True
     return len(before) == 2 and before[0] in _ONE_DETERMINERS and before[1] not in _NUMBER_WORDS
 
