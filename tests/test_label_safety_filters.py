@@ -160,6 +160,7 @@ def test_numbers_keeps_rewrites_that_say_the_same_numbers_and_times(corpora, cor
     ("the monthly fee", "the fee every month"),
     ("in the past week", "in the last week"),
     ("see you this evening", "see you tonight"),
+    ("it arrives within 24 hours", "it arrives within a day"),
     ("how do germans say goodnight", "how the germans say good night"),
     ("good evening", "evening good"),
     ("on May 5th", "on the fifth of May"),

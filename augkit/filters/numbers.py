@@ -63,12 +63,12 @@ _CLOCK_WORDS = {"noon": "12:00", "noonday": "12:00", "midday": "12:00", "midnigh
 TIME_WORDS = {
     "today": "today", "tonight": "this evening", "tomorrow": "tomorrow", "yesterday": "yesterday",
     "day": "day", "days": "day", "daily": "day",
-    "week": "week", "weeks": "week", "weekly": "week",
+    "week": "week", "weeks": "week", "weekly": "week", "hebdomad": "week",
     "weekend": "weekend", "weekends": "weekend",
     "fortnight": "fortnight", "fortnights": "fortnight", "fortnightly": "fortnight",
     "month": "month", "months": "month", "monthly": "month",
     "year": "year", "years": "year", "yearly": "year", "annual": "year", "annually": "year",
-    "yr": "year", "yrs": "year",
+    "yr": "year", "yrs": "year", "twelvemonth": "year",
     "decade": "decade", "decades": "decade",
     "hour": "hour", "hours": "hour", "hourly": "hour", "hr": "hour", "hrs": "hour",
     "minute": "minute", "minutes": "minute", "mins": "minute",
@@ -82,6 +82,8 @@ _TIME_MODIFIERS = {
     "this": "this", "current": "this", "next": "next", "coming": "next", "following": "next",
     "last": "last", "past": "last", "previous": "last", "preceding": "last",
 }
+#: Hours that make a day ("within 24 hours" = "within a day").
+_HOURS_IN_A_DAY = "24"
 #: The time units (a unit named again adds no new time).
 _UNIT_NAMES = frozenset(TIME_WORDS.values())
 #: Deictic words: they name a day themselves and take no modifier.
@@ -104,17 +106,17 @@ class NumbersFilter(LabelSafetyFilter):
 
     What counts, case-insensitively: numbers in digits ("3", "1,000", "20.00" = "20",
     "05" = "5"; digits inside words too: "COVID-19" holds 19); ordinals, by their value
-    ("3rd" = "third" = "3", so "March 13th" -> "March 13" is kept);
-    number words ("two", "twenty-five", "two hundred and five", "a dozen"; "one" is
-    also "a"/"an", and a pronoun in "the one", "which one", "a new one", "can one");
-    clock times ("10:30", "3pm" =
-    "3 p.m." = "15:00", noon, midnight); months ("June"; "May", "March", "August" and
-    abbreviations only next to a number) and weekdays; relative time words (today,
+    ("3rd" = "third" = "3", so "March 13th" -> "March 13" is kept); number words ("two",
+    "twenty-five", "two hundred and five", "a dozen"; "one" is also "a"/"an", and a
+    pronoun in "the one", "which one", "a new one", "can one"); clock times ("10:30",
+    "3pm" = "3 p.m." = "15:00", noon, midnight); months ("June"; "May", "March", "August"
+    and abbreviations only next to a number) and weekdays; relative time words (today,
     tonight, tomorrow, yesterday) and time units (day, week, weekend, fortnight, month,
     year, decade, hour, minute, morning, afternoon, evening, night), plural or "-ly"
-    ("days" = "day", "monthly" = "month") and joined with this/next/last ("this week",
-    "next month"; "past year" = "last year", "coming week" = "next week"); a possessive
-    "'s" is ignored ("today's date" -> "the date today"); "tonight" = "this evening".
+    ("days" = "day", "monthly" = "month", "24 hours" = "day") and joined with
+    this/next/last ("this week", "next month"; "past year" = "last year", "coming week" =
+    "next week"); a possessive "'s" is ignored ("today's date" -> "the date today");
+    "tonight" = "this evening".
 
     Source and candidate must hold the same expressions, as many times each, in any order
     (except that naming again a unit the source names is not a change: "what day it is"
@@ -194,7 +196,9 @@ class NumbersFilter(LabelSafetyFilter):
             found.append((_CLOCK_WORDS[word], word))
         elif word in self._time_words:
             unit = TIME_WORDS.get(word, word)
-            if word not in _DEICTIC and previous in _TIME_MODIFIERS and tokens[index - 1][0] == "word":
+            if unit == "hour" and found and found[-1][0] == _HOURS_IN_A_DAY and _next_to_number(tokens, index):
+                found[-1] = ("day", f"{found[-1][1]} {word}")
+            elif word not in _DEICTIC and previous in _TIME_MODIFIERS and tokens[index - 1][0] == "word":
                 modified = f"{_TIME_MODIFIERS[previous]} {unit}"
                 found.append((_SAME_TIMES.get(modified, modified), f"{previous} {word}"))
             else:
