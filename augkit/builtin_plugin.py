@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from augkit.filters import (
     EditRatioFilter,
+    EntitiesFilter,
     ExactDuplicateFilter,
     LabelIntegrityFilter,
     LengthFilter,
+    NegationFilter,
+    NumbersFilter,
     SemanticFilter,
     TopKFilter,
 )
@@ -15,5 +18,8 @@ from augkit.hookspecs import hookimpl
 
 @hookimpl
 def register_filters(register):
-    for filter_class in (ExactDuplicateFilter, SemanticFilter, LabelIntegrityFilter, EditRatioFilter, LengthFilter, TopKFilter):
+    for filter_class in (
+        ExactDuplicateFilter, SemanticFilter, LabelIntegrityFilter, EditRatioFilter, LengthFilter, TopKFilter,
+        NegationFilter, NumbersFilter, EntitiesFilter,
+    ):
         register(filter_class)

@@ -6,8 +6,12 @@ Importing this package is light: the embedding filters load their encoder on fir
 from augkit.filters.base import BatchContext, DatasetContext, Filter
 from augkit.filters.dedup import ExactDuplicateFilter
 from augkit.filters.edit_ratio import EditRatioFilter
+from augkit.filters.entities import EntitiesFilter
 from augkit.filters.label_integrity import LabelIntegrityFilter
+from augkit.filters.label_safety import LabelSafetyFilter, Mismatch
 from augkit.filters.length import LengthFilter
+from augkit.filters.negation import NegationFilter
+from augkit.filters.numbers import NumbersFilter
 from augkit.filters.semantic import SemanticFilter
 from augkit.filters.top_k import TopKFilter
 
@@ -15,10 +19,15 @@ __all__ = [
     "BatchContext",
     "DatasetContext",
     "EditRatioFilter",
+    "EntitiesFilter",
     "ExactDuplicateFilter",
     "Filter",
     "LabelIntegrityFilter",
+    "LabelSafetyFilter",
     "LengthFilter",
+    "Mismatch",
+    "NegationFilter",
+    "NumbersFilter",
     "SemanticFilter",
     "TopKFilter",
 ]
