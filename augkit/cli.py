@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
 import textwrap
 import warnings
@@ -57,6 +58,9 @@ def _parse_and_run(argv: list[str] | None) -> int:
     except AugkitError as error:
         print(f"augkit: failed: {_with_notes(error)}", file=sys.stderr)
         return EXIT_FAILURE
+    except BrokenPipeError:  # the reader went away (``augkit info eda | head``): not an error
+        _silence_stdout()
+        return EXIT_OK
     except OSError as error:
         print(f"augkit: failed: {describe_os_error(error)}", file=sys.stderr)
         return EXIT_FAILURE
@@ -66,6 +70,13 @@ def _parse_and_run(argv: list[str] | None) -> int:
     except KeyboardInterrupt:
         print("augkit: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that flushing it at exit does not raise again
+    into a closed pipe (Python's own advice for SIGPIPE)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def _with_notes(error: BaseException) -> str:

@@ -96,7 +96,10 @@ def instantiate(cls: type, owner: str, params: Mapping[str, Any]) -> Any:
     try:
         return cls(**params)
     except (ValueError, TypeError) as error:
-        raise InvalidParameterError(f"{owner}: {error}") from error
+        message = str(error)
+        # an augmenter's or filter's own message often names it already ("edit_ratio: min must ...")
+        named = message if message.startswith(f"{owner}:") else f"{owner}: {message}"
+        raise InvalidParameterError(named) from error
 
 
 def unknown_name_message(

@@ -257,3 +257,18 @@ def test_the_report_keeps_the_seed_drawn(banking_csv):
     first, report = augkit.augment_with_report(texts, "eda", n=2)
     assert isinstance(report.seed, int) and report.as_dict()["seed"] == report.seed
     assert augkit.augment(texts, "eda", n=2, seed=report.seed) == first
+
+
+def test_a_reader_that_stops_early_is_not_an_error():
+    process = subprocess.Popen([sys.executable, "-m", "augkit.cli", "info", "eda"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, bufsize=0)
+    process.stdout.close()  # like `augkit info eda | head -0`: the reader is gone before augkit writes
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 0 and err == ""
+
+
+def test_a_bad_parameter_value_names_its_step_once(banking_csv, tmp_path):
+    done = run_cli("augment", banking_csv, "-m", "eda|edit_ratio(min=-1)", "-o", tmp_path / "x.csv")
+    assert done.returncode == 2
+    assert "augkit: error: edit_ratio: min must be a number >= 0, got -1" in done.stderr
+    assert "edit_ratio: edit_ratio:" not in done.stderr
