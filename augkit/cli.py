@@ -95,6 +95,9 @@ def _build_parser() -> argparse.ArgumentParser:
         help="method parameter, repeatable; in a pipeline qualify it: eda.alpha_sr=0.2",
     )
     augment.add_argument("--coerce", action="store_true", help="turn non-string texts into strings instead of failing")
+    augment.add_argument("--allow-multiline", action="store_true",
+                         help="accept CSV/TSV cells with line breaks inside quotes (refused by default: a stray quote "
+                         "makes them, merging the lines that follow into one row)")
     augment.add_argument("--drop-original", action="store_true", help="write only the augmented rows")
     augment.add_argument(
         "--batch-size", type=int, default=DEFAULT_BATCH_SIZE,
@@ -264,7 +267,7 @@ def _augment(args: argparse.Namespace) -> int:
         batch_size=args.batch_size, workers=args.workers, progress=args.progress, resume=args.resume,
         job_dir=Path(args.job_dir) if args.job_dir else None, strict=args.strict,
         backend=args.backend, address=args.address, cpus_per_worker=args.cpus_per_worker,
-        gpus_per_worker=args.gpus_per_worker,
+        gpus_per_worker=args.gpus_per_worker, allow_multiline=args.allow_multiline,
     )
     try:
         report = augment_file(job)

@@ -55,6 +55,7 @@ class FileJob:
     address: str | None = None
     cpus_per_worker: float = 1
     gpus_per_worker: float = 0
+    allow_multiline: bool = False  # CSV/TSV cells may hold line breaks (augkit.multiline_cells)
 
 
 class Interrupted(Exception):
@@ -88,6 +89,7 @@ def augment_file(job: FileJob) -> AugmentationReport:
         "method": pipeline.spec, "n": job.n, "seed": job.seed, "text_column": job.text_column,
         "label_column": job.label_column, "keep_original": job.keep_original, "coerce": job.coerce,
         "chunk_rows": job.chunk_rows, "output_format": table_format(job.output), "augkit": __version__,
+        "allow_multiline": job.allow_multiline,
     }
     folder = job.job_dir or job_folder_for(job.output)
     state = AugmentJob(folder, settings, resume=job.resume)
@@ -103,7 +105,7 @@ def augment_file(job: FileJob) -> AugmentationReport:
     enabled = sys.stderr.isatty() if job.progress is None else bool(job.progress)
     with tqdm(disable=not enabled, unit="row", desc=f"augkit {pipeline.name}", leave=False) as bar:
         try:
-            for index, chunk in enumerate(iter_table_chunks(job.input, job.chunk_rows)):
+            for index, chunk in enumerate(iter_table_chunks(job.input, job.chunk_rows, **_reading(job))):
                 chunks = index + 1
                 if state.is_done(index):
                     bar.update(len(chunk))
@@ -136,6 +138,11 @@ def augment_file(job: FileJob) -> AugmentationReport:
     assemble([state.chunk_file(i, fmt) for i in range(chunks)], columns, job.output, fmt)
     state.remove()
     return report_from_records(records)
+
+
+def _reading(job: FileJob) -> dict[str, Any]:
+    """How the job's input is read: the same options on every path."""
+    return {"allow_multiline": job.allow_multiline}
 
 
 def _local_chunks(pipeline: Any, chunk: Any, **options: Any) -> tuple[Any, AugmentationReport]:
@@ -175,7 +182,7 @@ def _prepare_with_every_text(pipeline: Any, job: FileJob) -> None:
 
     texts: list[Any] = []
     labels: list[Any] | None = [] if job.label_column is not None else None
-    for chunk in iter_table_chunks(job.input, job.chunk_rows):
+    for chunk in iter_table_chunks(job.input, job.chunk_rows, **_reading(job)):
         if job.text_column not in chunk.columns:
             break  # augment_frame names the missing column
         texts.extend(chunk[job.text_column].tolist())
@@ -189,7 +196,7 @@ def _augment_in_memory(job: FileJob) -> AugmentationReport:
     from augkit.api import augment_with_report
     from augkit.table_io import read_table, write_table
 
-    frame = read_table(job.input)
+    frame = read_table(job.input, **_reading(job))
     augmented, report = augment_with_report(
         frame, job.method, n=job.n, seed=job.seed, text_column=job.text_column, label_column=job.label_column,
         keep_original=job.keep_original, progress=job.progress, batch_size=job.batch_size, coerce=job.coerce,

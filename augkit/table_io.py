@@ -4,6 +4,10 @@ CSV and TSV cells are read as the exact strings in the file (no type guessing, n
 parsing), so labels such as ``007`` or ``NA`` come back out byte for byte; so are the cells
 of an Excel sheet (its first sheet), through openpyxl. JSON Lines and Parquet keep their own
 types.
+
+A CSV/TSV cell holding a line break is refused unless allowed (:mod:`augkit.multiline_cells`:
+it is what a stray quote leaves behind). Reading errors name the file's line
+(:mod:`augkit.read_errors`).
 """
 
 from __future__ import annotations
@@ -13,7 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from augkit.errors import InputError
+from augkit.multiline_cells import refuse_multiline_cells
+from augkit.read_errors import csv_parser_error
 
+#: How CSV, TSV and JSON Lines files are decoded (pandas' default).
+DEFAULT_ENCODING = "utf-8"
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx"}
 
 
@@ -28,18 +36,26 @@ def table_format(path: str | Path) -> str:
     return fmt
 
 
-def read_table(path: str | Path) -> Any:
-    """Load ``path`` into a DataFrame according to its extension."""
+def read_table(path: str | Path, *, allow_multiline: bool = False) -> Any:
+    """Load ``path`` into a DataFrame according to its extension.
+
+    ``allow_multiline`` accepts CSV/TSV cells that hold line breaks (refused by default: see
+    :mod:`augkit.multiline_cells`).
+    """
     import pandas as pd
 
     fmt = table_format(path)
+    encoding = DEFAULT_ENCODING
     if not Path(path).exists():
         raise InputError(f"input file {str(path)!r} does not exist")
     try:
         if fmt in ("csv", "tsv"):
-            return pd.read_csv(
+            frame = pd.read_csv(
                 path, sep="," if fmt == "csv" else "\t", dtype=str, keep_default_na=False, na_filter=False
             )
+            if not allow_multiline:
+                refuse_multiline_cells(frame, path=path, fmt=fmt, encoding=encoding, first_row=0)
+            return frame
         if fmt == "jsonl":
             # pandas 3 converts nothing once dtype=False; pandas 2 also needs convert_dates.
             dates = {} if int(pd.__version__.split(".")[0]) >= 3 else {"convert_dates": False}
@@ -49,10 +65,22 @@ def read_table(path: str | Path) -> Any:
             return pd.read_excel(path, dtype=str, keep_default_na=False, na_filter=False, engine="openpyxl")
         _require_parquet_engine()
         return pd.read_parquet(path)
+    except InputError:
+        raise
     except pd.errors.EmptyDataError:
         raise InputError(f"input file {str(path)!r} is empty (not even a header line)") from None
     except (pd.errors.ParserError, ValueError, UnicodeDecodeError, zipfile.BadZipFile) as error:
-        raise InputError(f"cannot read {str(path)!r} as {fmt}: {error}") from None
+        raise reading_error(error, path, fmt, encoding) from None
+
+
+def reading_error(error: Exception, path: str | Path, fmt: str, encoding: str) -> InputError:
+    """The InputError for ``error``, which pandas raised reading ``path`` as ``fmt``, naming
+    the file's line where that can be known."""
+    import pandas as pd
+
+    if fmt in ("csv", "tsv") and isinstance(error, pd.errors.ParserError):
+        return csv_parser_error(path, fmt, encoding, error)
+    return InputError(f"cannot read {str(path)!r} as {fmt}: {error}")
 
 
 def write_table(frame: Any, path: str | Path) -> None:

@@ -18,21 +18,25 @@ from pathlib import Path
 from typing import Any
 
 from augkit.errors import InputError
-from augkit.table_io import read_table, table_format
+from augkit.multiline_cells import refuse_multiline_cells
+from augkit.table_io import DEFAULT_ENCODING, read_table, reading_error, table_format
 
 STREAMABLE = ("csv", "tsv", "jsonl", "parquet")
 
 
-def iter_table_chunks(path: str | Path, chunk_rows: int) -> Iterator[Any]:
+def iter_table_chunks(path: str | Path, chunk_rows: int, *, allow_multiline: bool = False) -> Iterator[Any]:
     """DataFrames of at most ``chunk_rows`` rows, in order, indexed by their row number in
-    the whole table; cells read exactly as :func:`augkit.table_io.read_table` reads them."""
+    the whole table; cells read exactly as :func:`augkit.table_io.read_table` reads them, with
+    the same options and the same errors (a CSV/TSV cell that spans lines stops the reading at
+    the chunk that holds it, naming the file's line)."""
     import pandas as pd
 
     fmt = table_format(path)
+    encoding = DEFAULT_ENCODING
     if not Path(path).exists():
         raise InputError(f"input file {str(path)!r} does not exist")
     if fmt not in STREAMABLE:
-        yield read_table(path)
+        yield read_table(path, allow_multiline=allow_multiline)
         return
     try:
         if fmt == "parquet":
@@ -48,12 +52,16 @@ def iter_table_chunks(path: str | Path, chunk_rows: int) -> Iterator[Any]:
             start = 0
             for chunk in reader:
                 chunk.index = pd.RangeIndex(start, start + len(chunk))
+                if fmt != "jsonl" and not allow_multiline:
+                    refuse_multiline_cells(chunk, path=path, fmt=fmt, encoding=encoding, first_row=start)
                 start += len(chunk)
                 yield chunk
+    except InputError:
+        raise
     except pd.errors.EmptyDataError:
         raise InputError(f"input file {str(path)!r} is empty (not even a header line)") from None
     except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read {str(path)!r} as {fmt}: {error}") from None
+        raise reading_error(error, path, fmt, encoding) from None
 
 
 def _parquet_chunks(path: str | Path, chunk_rows: int) -> Iterator[Any]:
