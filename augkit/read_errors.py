@@ -1,9 +1,10 @@
 """Where reading a table file went wrong, in the file's own terms: its physical lines.
 
-pandas reports positions in its own terms ("line 7" counted in records rather than lines),
-which say little once a cell spans lines. The helpers here read the file again from its start
-to find the physical line (1-based, the header being line 1) of a CSV/TSV record. They run only
-once something went wrong, so reading a good file costs nothing more.
+pandas reports positions inside its own buffers ("position 544" of a JSON chunk, "line 7"
+counted in records rather than lines), which say little about a file read in chunks. The
+helpers here read the file again from its start to find the physical line (1-based, the
+header being line 1) of a CSV/TSV record or of the first JSON line that does not parse. They
+run only once something went wrong, so reading a good file costs nothing more.
 """
 
 from __future__ import annotations
@@ -11,16 +12,19 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from augkit.errors import InputError
 
 #: The csv module refuses fields over 131,072 characters by default; a record that swallowed
 #: thousands of lines is bigger, and finding where it starts is the point.
 _CSV_FIELD_LIMIT = 2**31 - 1
+#: Characters of an offending line shown in a message.
+_SHOWN = 60
 
 
 def open_binary(path: str | Path) -> IO[bytes]:
@@ -98,6 +102,48 @@ def csv_record_start(path: str | Path, sep: str, encoding: str, record: int, *, 
                 index += 1
     except (OSError, UnicodeDecodeError, ValueError):
         return None
+
+
+def first_bad_json_line(path: str | Path, encoding: str) -> tuple[int, str] | None:
+    """The first line (1-based) of a JSON Lines file that is not a JSON object, and why;
+    None when every line parses (blank lines are skipped, as pandas skips them)."""
+    with open_text(path, encoding, newline="\n") as stream:
+        for number, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line, strict=False)
+            except json.JSONDecodeError as error:
+                return number, f"{error.msg} (column {error.colno})"
+            if not isinstance(value, dict):
+                return number, f"expected a JSON object {{...}}, found {_json_kind(value)} ({_shown(line.strip())})"
+    return None
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if value is None:
+        return "null"
+    return f"a {type(value).__name__}"
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= _SHOWN else text[:_SHOWN] + "...")
+
+
+def json_lines_error(path: str | Path, encoding: str, error: Exception) -> InputError:
+    """The InputError for a JSON Lines file pandas could not parse: the file's line and why."""
+    try:
+        found = first_bad_json_line(path, encoding)
+    except (OSError, UnicodeDecodeError):
+        found = None
+    if found is None:
+        return InputError(f"cannot read {str(path)!r} as jsonl: {error}")
+    line, reason = found
+    return InputError(f"cannot read {str(path)!r} as jsonl: line {line}: {reason}; each line must hold one JSON object")
 
 
 _FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")

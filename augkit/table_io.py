@@ -5,9 +5,9 @@ parsing), so labels such as ``007`` or ``NA`` come back out byte for byte; so ar
 of an Excel sheet (its first sheet), through openpyxl. JSON Lines and Parquet keep their own
 types.
 
-A CSV/TSV cell holding a line break is refused unless allowed (:mod:`augkit.multiline_cells`:
-it is what a stray quote leaves behind). Reading errors name the file's line
-(:mod:`augkit.read_errors`).
+A CSV/TSV cell holding a line break is refused unless allowed
+(:mod:`augkit.multiline_cells`: it is what a stray quote leaves behind). Reading errors name
+the file's line (:mod:`augkit.read_errors`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 from augkit.errors import InputError
 from augkit.multiline_cells import refuse_multiline_cells
-from augkit.read_errors import csv_parser_error
+from augkit.read_errors import csv_parser_error, json_lines_error
 
 #: How CSV, TSV and JSON Lines files are decoded (pandas' default).
 DEFAULT_ENCODING = "utf-8"
@@ -69,18 +69,25 @@ def read_table(path: str | Path, *, allow_multiline: bool = False) -> Any:
         raise
     except pd.errors.EmptyDataError:
         raise InputError(f"input file {str(path)!r} is empty (not even a header line)") from None
-    except (pd.errors.ParserError, ValueError, UnicodeDecodeError, zipfile.BadZipFile) as error:
+    except Exception as error:  # noqa: BLE001 -- any failure to parse is the file's: say so, with its line
         raise reading_error(error, path, fmt, encoding) from None
 
 
-def reading_error(error: Exception, path: str | Path, fmt: str, encoding: str) -> InputError:
-    """The InputError for ``error``, which pandas raised reading ``path`` as ``fmt``, naming
-    the file's line where that can be known."""
+def reading_error(error: Exception, path: str | Path, fmt: str, encoding: str) -> Exception:
+    """What to raise for ``error``, which pandas raised reading ``path`` as ``fmt``: an
+    InputError naming the file's line where that can be known, or ``error`` itself when it
+    is not about the file (a missing library, an interrupt, running out of memory)."""
     import pandas as pd
 
+    if fmt == "jsonl" and isinstance(error, (ValueError, TypeError)):
+        return json_lines_error(path, encoding, error)
     if fmt in ("csv", "tsv") and isinstance(error, pd.errors.ParserError):
         return csv_parser_error(path, fmt, encoding, error)
-    return InputError(f"cannot read {str(path)!r} as {fmt}: {error}")
+    if isinstance(error, (pd.errors.ParserError, ValueError, zipfile.BadZipFile, EOFError)):  # UnicodeDecodeError too
+        return InputError(f"cannot read {str(path)!r} as {fmt}: {error}")
+    if isinstance(error, OSError) and not isinstance(error, (FileNotFoundError, PermissionError)):
+        return InputError(f"cannot read {str(path)!r} as {fmt}: {error}")  # e.g. gzip's "not a gzipped file"
+    return error
 
 
 def write_table(frame: Any, path: str | Path) -> None:

@@ -60,7 +60,7 @@ def iter_table_chunks(path: str | Path, chunk_rows: int, *, allow_multiline: boo
         raise
     except pd.errors.EmptyDataError:
         raise InputError(f"input file {str(path)!r} is empty (not even a header line)") from None
-    except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as error:
+    except Exception as error:  # noqa: BLE001 -- reading_error keeps what is not about the file
         raise reading_error(error, path, fmt, encoding) from None
 
 
