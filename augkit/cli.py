@@ -98,6 +98,9 @@ def _build_parser() -> argparse.ArgumentParser:
     augment.add_argument("--allow-multiline", action="store_true",
                          help="accept CSV/TSV cells with line breaks inside quotes (refused by default: a stray quote "
                          "makes them, merging the lines that follow into one row)")
+    augment.add_argument("--encoding", default="utf-8",
+                         help="encoding of a CSV, TSV or JSONL input, e.g. latin-1 or cp1252 (default utf-8); "
+                         "the output is written in UTF-8")
     augment.add_argument("--drop-original", action="store_true", help="write only the augmented rows")
     augment.add_argument(
         "--batch-size", type=int, default=DEFAULT_BATCH_SIZE,
@@ -267,7 +270,7 @@ def _augment(args: argparse.Namespace) -> int:
         batch_size=args.batch_size, workers=args.workers, progress=args.progress, resume=args.resume,
         job_dir=Path(args.job_dir) if args.job_dir else None, strict=args.strict,
         backend=args.backend, address=args.address, cpus_per_worker=args.cpus_per_worker,
-        gpus_per_worker=args.gpus_per_worker, allow_multiline=args.allow_multiline,
+        gpus_per_worker=args.gpus_per_worker, allow_multiline=args.allow_multiline, encoding=args.encoding,
     )
     try:
         report = augment_file(job)

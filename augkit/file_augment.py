@@ -23,7 +23,8 @@ from augkit.errors import AugkitError, InputError
 from augkit.jobs import AugmentJob, job_folder_for, report_from_records
 from augkit.report import AugmentationReport
 from augkit.seeding import resolve_seed
-from augkit.table_io import table_format
+from augkit.read_errors import check_encoding
+from augkit.table_io import DEFAULT_ENCODING, table_format
 from augkit.table_stream import STREAMABLE, assemble, iter_table_chunks, write_chunk
 
 DEFAULT_CHUNK_ROWS = 50_000
@@ -56,6 +57,7 @@ class FileJob:
     cpus_per_worker: float = 1
     gpus_per_worker: float = 0
     allow_multiline: bool = False  # CSV/TSV cells may hold line breaks (augkit.multiline_cells)
+    encoding: str = DEFAULT_ENCODING  # of CSV/TSV/JSONL input; output is UTF-8
 
 
 class Interrupted(Exception):
@@ -89,7 +91,7 @@ def augment_file(job: FileJob) -> AugmentationReport:
         "method": pipeline.spec, "n": job.n, "seed": job.seed, "text_column": job.text_column,
         "label_column": job.label_column, "keep_original": job.keep_original, "coerce": job.coerce,
         "chunk_rows": job.chunk_rows, "output_format": table_format(job.output), "augkit": __version__,
-        "allow_multiline": job.allow_multiline,
+        "allow_multiline": job.allow_multiline, "encoding": check_encoding(job.encoding),
     }
     folder = job.job_dir or job_folder_for(job.output)
     state = AugmentJob(folder, settings, resume=job.resume)
@@ -142,7 +144,7 @@ def augment_file(job: FileJob) -> AugmentationReport:
 
 def _reading(job: FileJob) -> dict[str, Any]:
     """How the job's input is read: the same options on every path."""
-    return {"allow_multiline": job.allow_multiline}
+    return {"allow_multiline": job.allow_multiline, "encoding": job.encoding}
 
 
 def _local_chunks(pipeline: Any, chunk: Any, **options: Any) -> tuple[Any, AugmentationReport]:

@@ -1,14 +1,16 @@
 """Where reading a table file went wrong, in the file's own terms: its physical lines.
 
-pandas reports positions inside its own buffers ("position 544" of a JSON chunk, "line 7"
-counted in records rather than lines), which say little about a file read in chunks. The
-helpers here read the file again from its start to find the physical line (1-based, the
-header being line 1) of a CSV/TSV record or of the first JSON line that does not parse. They
-run only once something went wrong, so reading a good file costs nothing more.
+pandas reports positions inside its own buffers ("position 544" of a JSON chunk, "byte 3" of
+a decoding block, "line 7" counted in records rather than lines), which say little about a
+file read in chunks. The helpers here read the file again from its start to find the physical
+line (1-based, the header being line 1) of a CSV/TSV record, of the first JSON line that does
+not parse, of the first bytes that do not decode. They run only once something went wrong,
+so reading a good file costs nothing more.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import csv
 import io
@@ -25,6 +27,15 @@ from augkit.errors import InputError
 _CSV_FIELD_LIMIT = 2**31 - 1
 #: Characters of an offending line shown in a message.
 _SHOWN = 60
+_ENCODING_HINT = "pass the file's encoding, e.g. --encoding latin-1 or --encoding cp1252 (encoding='latin-1' in Python)"
+
+
+def check_encoding(encoding: str) -> str:
+    """The canonical name of ``encoding`` (``"latin1"`` -> ``"iso8859-1"``), or an InputError."""
+    try:
+        return codecs.lookup(encoding).name
+    except (LookupError, TypeError):
+        raise InputError(f"unknown encoding {encoding!r}; use a Python codec name such as utf-8, latin-1 or cp1252") from None
 
 
 def open_binary(path: str | Path) -> IO[bytes]:
@@ -130,8 +141,61 @@ def _json_kind(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
+def first_undecodable_bytes(path: str | Path, encoding: str) -> tuple[int | None, int, bytes, str] | None:
+    """Where the (decompressed) file first fails to decode as ``encoding``: the line (None for
+    encodings in which a line break is not the byte ``\\n``, such as UTF-16), the byte offset,
+    the offending bytes and the line shown with them escaped. None if it all decodes."""
+    decoder = codecs.getincrementaldecoder(encoding)()
+    by_line = "\n".encode(encoding) == b"\n"
+    offset = 0
+    with open_binary(path) as stream:
+        blocks = iter(stream) if by_line else iter(lambda: stream.read(1 << 20), b"")
+        for number, block in enumerate(blocks, 1):
+            pending = len(decoder.getstate()[0])
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as error:
+                start = offset - pending + error.start
+                shown = _around(block, error.start - pending, encoding) if by_line else ""
+                return (number if by_line else None), start, error.object[error.start:error.end], shown
+            offset += len(block)
+        try:
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError as error:
+            return None, offset - len(error.object) + error.start, error.object[error.start:error.end], ""
+    return None
+
+
+def _around(line: bytes, position: int, encoding: str) -> str:
+    """The text of ``line`` either side of byte ``position``, undecodable bytes escaped."""
+    half = _SHOWN // 2
+    before = line[:position].decode(encoding, errors="backslashreplace")
+    after = line[position:].decode(encoding, errors="backslashreplace").rstrip("\r\n")
+    return ("..." if len(before) > half else "") + before[-half:] + after[:half] + ("..." if len(after) > half else "")
+
+
 def _shown(text: str) -> str:
     return repr(text if len(text) <= _SHOWN else text[:_SHOWN] + "...")
+
+
+def decoding_error(path: str | Path, fmt: str, encoding: str, error: UnicodeDecodeError) -> InputError:
+    """The InputError for a file that does not decode as ``encoding``, naming the line (or the
+    byte offset) and saying to pass the right encoding."""
+    try:
+        found = first_undecodable_bytes(path, encoding)
+    except OSError:
+        found = None
+    if found is None:
+        where = f"byte {error.start} of a block ({error.reason})"
+        shown = ""
+    else:
+        line, offset, raw, text = found
+        where = (f"line {line} (byte {offset})" if line is not None else f"byte {offset}") + f" has {raw.hex(' ')}"
+        shown = f": '{text}'" if text else ""
+    return InputError(
+        f"cannot read {str(path)!r} as {fmt}: it is not {encoding} text: {where}, which {encoding} cannot decode{shown}; "
+        f"{_ENCODING_HINT}"
+    )
 
 
 def json_lines_error(path: str | Path, encoding: str, error: Exception) -> InputError:

@@ -5,7 +5,8 @@ parsing), so labels such as ``007`` or ``NA`` come back out byte for byte; so ar
 of an Excel sheet (its first sheet), through openpyxl. JSON Lines and Parquet keep their own
 types.
 
-A CSV/TSV cell holding a line break is refused unless allowed
+Text files (CSV, TSV, JSON Lines) are decoded as UTF-8 unless told otherwise; written ones
+are always UTF-8. A CSV/TSV cell holding a line break is refused unless allowed
 (:mod:`augkit.multiline_cells`: it is what a stray quote leaves behind). Reading errors name
 the file's line (:mod:`augkit.read_errors`).
 """
@@ -18,9 +19,10 @@ from typing import Any
 
 from augkit.errors import InputError
 from augkit.multiline_cells import refuse_multiline_cells
-from augkit.read_errors import csv_parser_error, json_lines_error
+from augkit.read_errors import check_encoding, csv_parser_error, decoding_error, json_lines_error
 
-#: How CSV, TSV and JSON Lines files are decoded (pandas' default).
+#: How CSV, TSV and JSON Lines files are decoded unless the caller says otherwise (output is
+#: always written in UTF-8, pandas' default).
 DEFAULT_ENCODING = "utf-8"
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx"}
 
@@ -36,22 +38,23 @@ def table_format(path: str | Path) -> str:
     return fmt
 
 
-def read_table(path: str | Path, *, allow_multiline: bool = False) -> Any:
+def read_table(path: str | Path, *, encoding: str = DEFAULT_ENCODING, allow_multiline: bool = False) -> Any:
     """Load ``path`` into a DataFrame according to its extension.
 
+    ``encoding`` decodes CSV, TSV and JSON Lines files (Parquet and Excel carry their own).
     ``allow_multiline`` accepts CSV/TSV cells that hold line breaks (refused by default: see
     :mod:`augkit.multiline_cells`).
     """
     import pandas as pd
 
     fmt = table_format(path)
-    encoding = DEFAULT_ENCODING
+    encoding = check_encoding(encoding)
     if not Path(path).exists():
         raise InputError(f"input file {str(path)!r} does not exist")
     try:
         if fmt in ("csv", "tsv"):
             frame = pd.read_csv(
-                path, sep="," if fmt == "csv" else "\t", dtype=str, keep_default_na=False, na_filter=False
+                path, sep="," if fmt == "csv" else "\t", dtype=str, keep_default_na=False, na_filter=False, encoding=encoding
             )
             if not allow_multiline:
                 refuse_multiline_cells(frame, path=path, fmt=fmt, encoding=encoding, first_row=0)
@@ -59,7 +62,7 @@ def read_table(path: str | Path, *, allow_multiline: bool = False) -> Any:
         if fmt == "jsonl":
             # pandas 3 converts nothing once dtype=False; pandas 2 also needs convert_dates.
             dates = {} if int(pd.__version__.split(".")[0]) >= 3 else {"convert_dates": False}
-            return pd.read_json(path, lines=True, dtype=False, **dates)
+            return pd.read_json(path, lines=True, dtype=False, encoding=encoding, **dates)
         if fmt == "xlsx":
             _require_excel_engine()
             return pd.read_excel(path, dtype=str, keep_default_na=False, na_filter=False, engine="openpyxl")
@@ -79,11 +82,13 @@ def reading_error(error: Exception, path: str | Path, fmt: str, encoding: str) -
     is not about the file (a missing library, an interrupt, running out of memory)."""
     import pandas as pd
 
+    if isinstance(error, UnicodeDecodeError):
+        return decoding_error(path, fmt, encoding, error)
     if fmt == "jsonl" and isinstance(error, (ValueError, TypeError)):
         return json_lines_error(path, encoding, error)
     if fmt in ("csv", "tsv") and isinstance(error, pd.errors.ParserError):
         return csv_parser_error(path, fmt, encoding, error)
-    if isinstance(error, (pd.errors.ParserError, ValueError, zipfile.BadZipFile, EOFError)):  # UnicodeDecodeError too
+    if isinstance(error, (pd.errors.ParserError, ValueError, zipfile.BadZipFile, EOFError)):
         return InputError(f"cannot read {str(path)!r} as {fmt}: {error}")
     if isinstance(error, OSError) and not isinstance(error, (FileNotFoundError, PermissionError)):
         return InputError(f"cannot read {str(path)!r} as {fmt}: {error}")  # e.g. gzip's "not a gzipped file"

@@ -19,12 +19,15 @@ from typing import Any
 
 from augkit.errors import InputError
 from augkit.multiline_cells import refuse_multiline_cells
+from augkit.read_errors import check_encoding
 from augkit.table_io import DEFAULT_ENCODING, read_table, reading_error, table_format
 
 STREAMABLE = ("csv", "tsv", "jsonl", "parquet")
 
 
-def iter_table_chunks(path: str | Path, chunk_rows: int, *, allow_multiline: bool = False) -> Iterator[Any]:
+def iter_table_chunks(
+    path: str | Path, chunk_rows: int, *, encoding: str = DEFAULT_ENCODING, allow_multiline: bool = False
+) -> Iterator[Any]:
     """DataFrames of at most ``chunk_rows`` rows, in order, indexed by their row number in
     the whole table; cells read exactly as :func:`augkit.table_io.read_table` reads them, with
     the same options and the same errors (a CSV/TSV cell that spans lines stops the reading at
@@ -32,11 +35,11 @@ def iter_table_chunks(path: str | Path, chunk_rows: int, *, allow_multiline: boo
     import pandas as pd
 
     fmt = table_format(path)
-    encoding = DEFAULT_ENCODING
+    encoding = check_encoding(encoding)
     if not Path(path).exists():
         raise InputError(f"input file {str(path)!r} does not exist")
     if fmt not in STREAMABLE:
-        yield read_table(path, allow_multiline=allow_multiline)
+        yield read_table(path, encoding=encoding, allow_multiline=allow_multiline)
         return
     try:
         if fmt == "parquet":
@@ -44,10 +47,10 @@ def iter_table_chunks(path: str | Path, chunk_rows: int, *, allow_multiline: boo
             return
         if fmt in ("csv", "tsv"):
             reader = pd.read_csv(path, sep="," if fmt == "csv" else "\t", dtype=str, keep_default_na=False,
-                                 na_filter=False, chunksize=chunk_rows)
+                                 na_filter=False, chunksize=chunk_rows, encoding=encoding)
         else:
             dates = {} if int(pd.__version__.split(".")[0]) >= 3 else {"convert_dates": False}
-            reader = pd.read_json(path, lines=True, dtype=False, chunksize=chunk_rows, **dates)
+            reader = pd.read_json(path, lines=True, dtype=False, chunksize=chunk_rows, encoding=encoding, **dates)
         with reader:
             start = 0
             for chunk in reader:

@@ -73,3 +73,34 @@ def test_repeated_questions_are_reported_and_kept(tmp_path, stackfaq, capsys):
     assert "appears in rows 0, 4: paraphrased once, for row 0" in err
     out = read_table(output)
     assert (out["question"] == faq.loc[0, "question"]).sum() == 2
+
+
+def test_encoding_and_multiline_answers_are_read_when_asked(tmp_path, stackfaq, capsys):
+    """A latin-1 FAQ (StackFAQ rows with accented letters) needs --encoding; answers of two
+    paragraphs need --allow-multiline; the output is UTF-8 either way."""
+    encodable = stackfaq[[_fits_latin1(q + a) for q, a in zip(stackfaq["question"], stackfaq["answer"])]].head(8).copy()
+    assert any(ord(c) > 127 for text in encodable["answer"] for c in text)
+    path, output = tmp_path / "faq.csv", tmp_path / "out.csv"
+    encodable.to_csv(path, index=False, encoding="latin-1")
+    arguments = ["faq", str(path), "-q", "question", "-a", "answer", "-g", "backtranslation", "--num-return", "1", "-o", str(output)]
+    assert main(arguments) == 2
+    assert "--encoding latin-1" in capsys.readouterr().err
+    assert main([*arguments, "--encoding", "latin-1"]) == 0
+    written = read_table(output)
+    assert written.loc[written["augkit_method"] == "", "answer"].tolist() == encodable["answer"].tolist()
+
+    encodable.loc[encodable.index[2], "answer"] += "\n\n" + encodable["answer"].iloc[3]
+    encodable.to_csv(path, index=False)
+    assert main(arguments) == 2
+    assert "line 4" in capsys.readouterr().err  # the third row's record starts on line 4
+    assert main([*arguments, "--allow-multiline"]) == 0
+    written = read_table(output, allow_multiline=True)
+    assert written.loc[written["augkit_method"] == "", "answer"].tolist() == encodable["answer"].tolist()
+
+
+def _fits_latin1(text: str) -> bool:
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError:
+        return False
+    return True
