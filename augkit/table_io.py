@@ -7,8 +7,9 @@ types.
 
 Text files (CSV, TSV, JSON Lines) are decoded as UTF-8 unless told otherwise; written ones
 are always UTF-8. A CSV/TSV cell holding a line break is refused unless allowed
-(:mod:`augkit.multiline_cells`: it is what a stray quote leaves behind). Reading errors name
-the file's line (:mod:`augkit.read_errors`).
+(:mod:`augkit.multiline_cells`: it is what a stray quote leaves behind), and a workbook is
+checked for size before it is parsed (:mod:`augkit.xlsx_limits`). Reading errors name the
+file's line (:mod:`augkit.read_errors`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from augkit.errors import InputError
 from augkit.multiline_cells import refuse_multiline_cells
 from augkit.read_errors import check_encoding, csv_parser_error, decoding_error, json_lines_error
+from augkit.xlsx_limits import XlsxLimits, check_workbook
 
 #: How CSV, TSV and JSON Lines files are decoded unless the caller says otherwise (output is
 #: always written in UTF-8, pandas' default).
@@ -38,12 +40,15 @@ def table_format(path: str | Path) -> str:
     return fmt
 
 
-def read_table(path: str | Path, *, encoding: str = DEFAULT_ENCODING, allow_multiline: bool = False) -> Any:
+def read_table(
+    path: str | Path, *, encoding: str = DEFAULT_ENCODING, allow_multiline: bool = False, xlsx_limits: XlsxLimits | None = None
+) -> Any:
     """Load ``path`` into a DataFrame according to its extension.
 
     ``encoding`` decodes CSV, TSV and JSON Lines files (Parquet and Excel carry their own).
     ``allow_multiline`` accepts CSV/TSV cells that hold line breaks (refused by default: see
-    :mod:`augkit.multiline_cells`).
+    :mod:`augkit.multiline_cells`). ``xlsx_limits`` bounds the workbooks parsed (default:
+    :class:`~augkit.xlsx_limits.XlsxLimits`).
     """
     import pandas as pd
 
@@ -64,8 +69,7 @@ def read_table(path: str | Path, *, encoding: str = DEFAULT_ENCODING, allow_mult
             dates = {} if int(pd.__version__.split(".")[0]) >= 3 else {"convert_dates": False}
             return pd.read_json(path, lines=True, dtype=False, encoding=encoding, **dates)
         if fmt == "xlsx":
-            _require_excel_engine()
-            return pd.read_excel(path, dtype=str, keep_default_na=False, na_filter=False, engine="openpyxl")
+            return _read_workbook(path, xlsx_limits)
         _require_parquet_engine()
         return pd.read_parquet(path)
     except InputError:
@@ -93,6 +97,21 @@ def reading_error(error: Exception, path: str | Path, fmt: str, encoding: str) -
     if isinstance(error, OSError) and not isinstance(error, (FileNotFoundError, PermissionError)):
         return InputError(f"cannot read {str(path)!r} as {fmt}: {error}")  # e.g. gzip's "not a gzipped file"
     return error
+
+
+def _read_workbook(path: str | Path, limits: XlsxLimits | None) -> Any:
+    """The first sheet, once :func:`~augkit.xlsx_limits.check_workbook` passed it; any failure
+    of openpyxl on a file that passed is the file's (a renamed zip, a damaged part)."""
+    import pandas as pd
+
+    check_workbook(path, limits)
+    _require_excel_engine()
+    try:
+        return pd.read_excel(path, dtype=str, keep_default_na=False, na_filter=False, engine="openpyxl")
+    except (MemoryError, KeyboardInterrupt):
+        raise
+    except Exception as error:  # noqa: BLE001 -- openpyxl raises KeyError, TypeError, XML errors... on damaged parts
+        raise InputError(f"cannot read {str(path)!r} as xlsx: {type(error).__name__}: {error}") from None
 
 
 def write_table(frame: Any, path: str | Path) -> None:

@@ -21,12 +21,14 @@ from augkit.errors import InputError
 from augkit.multiline_cells import refuse_multiline_cells
 from augkit.read_errors import check_encoding
 from augkit.table_io import DEFAULT_ENCODING, read_table, reading_error, table_format
+from augkit.xlsx_limits import XlsxLimits
 
 STREAMABLE = ("csv", "tsv", "jsonl", "parquet")
 
 
 def iter_table_chunks(
-    path: str | Path, chunk_rows: int, *, encoding: str = DEFAULT_ENCODING, allow_multiline: bool = False
+    path: str | Path, chunk_rows: int, *, encoding: str = DEFAULT_ENCODING, allow_multiline: bool = False,
+    xlsx_limits: XlsxLimits | None = None,
 ) -> Iterator[Any]:
     """DataFrames of at most ``chunk_rows`` rows, in order, indexed by their row number in
     the whole table; cells read exactly as :func:`augkit.table_io.read_table` reads them, with
@@ -39,7 +41,7 @@ def iter_table_chunks(
     if not Path(path).exists():
         raise InputError(f"input file {str(path)!r} does not exist")
     if fmt not in STREAMABLE:
-        yield read_table(path, encoding=encoding, allow_multiline=allow_multiline)
+        yield read_table(path, encoding=encoding, allow_multiline=allow_multiline, xlsx_limits=xlsx_limits)
         return
     try:
         if fmt == "parquet":
