@@ -94,7 +94,9 @@ def _build_parser() -> argparse.ArgumentParser:
         "-p", "--param", action="append", default=[], metavar="KEY=VALUE",
         help="method parameter, repeatable; in a pipeline qualify it: eda.alpha_sr=0.2",
     )
-    augment.add_argument("--coerce", action="store_true", help="turn non-string texts into strings instead of failing")
+    augment.add_argument("--coerce", action="store_true",
+                         help="turn non-string texts into strings (bytes decoded as UTF-8) instead of failing; "
+                         "the output's text column is then all strings")
     augment.add_argument("--allow-multiline", action="store_true",
                          help="accept CSV/TSV cells with line breaks inside quotes (refused by default: a stray quote "
                          "makes them, merging the lines that follow into one row)")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from augkit.adapters.frame import texts_as_strings
 from augkit.adapters.provenance import SOURCE_COLUMN
 from augkit.api import build_pipeline
 from augkit.errors import AugkitError, InputError
@@ -117,6 +118,8 @@ def augment_file(job: FileJob) -> AugmentationReport:
                     keep_original=job.keep_original, n=job.n, seed=seed, coerce=job.coerce,
                     batch_size=job.batch_size, progress=False, workers=job.workers, prepared=needs_all,
                 )
+                if job.coerce:  # a file's text column is all strings once any text was coerced
+                    out[job.text_column] = texts_as_strings(out[job.text_column])
                 write_chunk(out, state.chunk_file(index, fmt), fmt)
                 state.record_chunk(index, report, [str(c) for c in out.columns])
                 bar.update(len(chunk))
@@ -204,5 +207,7 @@ def _augment_in_memory(job: FileJob) -> AugmentationReport:
         keep_original=job.keep_original, progress=job.progress, batch_size=job.batch_size, coerce=job.coerce,
         workers=job.workers, strict=job.strict, **dict(job.params),
     )
+    if job.coerce:
+        augmented[job.text_column] = texts_as_strings(augmented[job.text_column])
     write_table(augmented, job.output)
     return report

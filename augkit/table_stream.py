@@ -121,13 +121,22 @@ def assemble(chunks: Sequence[Path], columns: Sequence[str], output: Path, fmt: 
 def _assemble_parquet(chunks: Sequence[Path], target: Path) -> None:
     import pyarrow.parquet as pq
 
-    writer = None
-    try:
+    schema = _common_schema([pq.read_schema(chunk) for chunk in chunks])
+    with pq.ParquetWriter(target, schema) as writer:
         for chunk in chunks:
-            table = pq.read_table(chunk)
-            if writer is None:
-                writer = pq.ParquetWriter(target, table.schema)
-            writer.write_table(table.cast(writer.schema))
-    finally:
-        if writer is not None:
-            writer.close()
+            writer.write_table(pq.read_table(chunk).cast(schema))
+
+
+def _common_schema(schemas: Sequence[Any]) -> Any:
+    """The first chunk's schema, except that a column of nulls there (a chunk whose texts, or
+    labels, were all missing) takes the type a later chunk gives it."""
+    import pyarrow as pa
+
+    first = schemas[0]
+    fields = []
+    for field in first:
+        if pa.types.is_null(field.type):
+            later = (schema.field(field.name).type for schema in schemas[1:] if field.name in schema.names)
+            field = field.with_type(next((kind for kind in later if not pa.types.is_null(kind)), field.type))
+        fields.append(field)
+    return pa.schema(fields, metadata=first.metadata)
