@@ -160,6 +160,10 @@ def _add_evaluate_parser(commands) -> None:
     evaluate.add_argument("--alpha", type=float, default=None, help="iBLEU weight (default 0.8)")
     evaluate.add_argument("--paramac-betas", type=float, nargs=2, default=None, metavar=("B1", "B2"), help="ParaMac s_div weights (default 1 1)")
     evaluate.add_argument("--device", default="cpu", help="device for the perplexity model (default: cpu)")
+    evaluate.add_argument("--encoding", default="utf-8",
+                          help="encoding of ORIGINAL if CSV, TSV or JSONL (default utf-8; AUGMENTED, as augkit writes it, is UTF-8)")
+    evaluate.add_argument("--allow-multiline", action="store_true",
+                          help="accept CSV/TSV cells with line breaks inside quotes, in both files (as augment --allow-multiline)")
     evaluate.add_argument("-o", "--output", default=None, help="also write the table: .csv or .md")
     evaluate.set_defaults(augkit_handler=_evaluate)
 
@@ -297,8 +301,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.metrics is not None:
         metrics = [name.strip() for option in args.metrics for name in option.split(",") if name.strip()]
     table = evaluate_augmentations(
-        read_table(args.original),
-        read_table(args.augmented),
+        read_table(args.original, encoding=args.encoding, allow_multiline=args.allow_multiline),
+        read_table(args.augmented, allow_multiline=args.allow_multiline),
         text_column=args.text_column,
         metrics=metrics,
         encoder=args.encoder,

@@ -147,3 +147,13 @@ def test_pandas_own_quoting_errors_name_the_physical_line_too(tmp_path, banking_
     path.write_text("text,label\n" + "\n".join(rows) + "\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"record starting on line 6 opens a quoted cell .* never closes"):
         read_table(path, allow_multiline=True)
+
+
+def test_evaluate_reads_what_augment_wrote_with_allow_multiline(tmp_path, multiline_csv, capsys):
+    path, _ = multiline_csv
+    out = tmp_path / "out.csv"
+    assert main(["augment", str(path), "-m", "aeda", "--seed", "0", "--allow-multiline", "-o", str(out), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", str(path), str(out), "--no-semantic", "--metrics", "bleu"]) == 2
+    assert "--allow-multiline" in capsys.readouterr().err
+    assert main(["evaluate", str(path), str(out), "--no-semantic", "--metrics", "bleu", "--allow-multiline"]) == 0

@@ -146,3 +146,13 @@ def test_a_resume_with_another_encoding_is_refused(tmp_path, latin1_csv, monkeyp
     assert "encoding: was 'iso8859-1', now 'cp1252'" in capsys.readouterr().err
     assert _augment(*arguments, "--encoding", "latin1", "--resume") == 0  # the same codec, however spelled
     assert not out.with_name(".out.csv.augkit-job").exists()
+
+
+def test_evaluate_reads_a_latin1_original_with_encoding(tmp_path, latin1_csv, capsys):
+    out = tmp_path / "out.csv"
+    assert _augment(latin1_csv, "-m", "aeda", "--seed", 0, "--encoding", "latin-1", "-o", out) == 0
+    capsys.readouterr()
+    arguments = ["evaluate", str(latin1_csv), str(out), "--no-semantic", "--metrics", "bleu"]
+    assert main(arguments) == 2
+    assert "--encoding latin-1" in capsys.readouterr().err
+    assert main([*arguments, "--encoding", "latin-1"]) == 0  # the augmented file is UTF-8, as augkit writes it
