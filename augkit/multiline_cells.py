@@ -30,8 +30,8 @@ class MultilineCellError(InputError):
 
 
 def refuse_multiline_cells(frame: Any, *, path: str | Path, fmt: str, encoding: str, first_row: int) -> None:
-    """Raise a :class:`MultilineCellError` if a cell of ``frame`` (read from the CSV/TSV file ``path``) or a
-    column name holds a line break, naming the physical line its record starts on.
+    """Raise a :class:`MultilineCellError` if a cell of ``frame`` (read from the CSV/TSV file
+    ``path``) or a column name holds a line break, naming the physical line its record starts on.
 
     ``first_row`` is the 0-based data row of the file that ``frame``'s first row is, so that
     chunks read one after the other are located in the whole file.
@@ -53,7 +53,8 @@ def refuse_multiline_cells(frame: Any, *, path: str | Path, fmt: str, encoding: 
 def _multiline_error(path: str | Path, fmt: str, encoding: str, *, record: int, column: Any, spans: int) -> MultilineCellError:
     line = csv_record_start(path, "," if fmt == "csv" else "\t", encoding, record)
     if line is None:  # the file could not be read again that far: name the row instead
-        where, lines, merged = f"data row {record - 1} (0-based)", f"spans {spans} lines", "that row"
+        row = "the header" if record == 0 else f"data row {record - 1} (0-based)"
+        where, lines, merged = row, f"spans {spans} lines", row
     else:
         where, lines, merged = f"line {line}", f"spans {spans} lines ({line}-{line + spans - 1})", f"line {line}"
     return MultilineCellError(

@@ -146,7 +146,9 @@ def first_undecodable_bytes(path: str | Path, encoding: str) -> tuple[int | None
     encodings in which a line break is not the byte ``\\n``, such as UTF-16), the byte offset,
     the offending bytes and the line shown with them escaped. None if it all decodes."""
     decoder = codecs.getincrementaldecoder(encoding)()
-    by_line = "\n".encode(encoding) == b"\n"
+    encoder = codecs.getincrementalencoder(encoding)()
+    encoder.encode("a")  # past any byte-order mark (utf-8-sig, utf-16)
+    by_line = encoder.encode("\n") == b"\n"
     offset = 0
     with open_binary(path) as stream:
         blocks = iter(stream) if by_line else iter(lambda: stream.read(1 << 20), b"")

@@ -108,7 +108,7 @@ def _read_workbook(path: str | Path, limits: XlsxLimits | None) -> Any:
     _require_excel_engine()
     try:
         return pd.read_excel(path, dtype=str, keep_default_na=False, na_filter=False, engine="openpyxl")
-    except (MemoryError, KeyboardInterrupt):
+    except MemoryError:
         raise
     except Exception as error:  # noqa: BLE001 -- openpyxl raises KeyError, TypeError, XML errors... on damaged parts
         raise InputError(f"cannot read {str(path)!r} as xlsx: {type(error).__name__}: {error}") from None

@@ -92,6 +92,17 @@ def test_a_latin1_csv_read_as_utf8_names_the_file_the_line_and_the_option(latin1
         read_table(latin1_csv)
 
 
+def test_an_encoding_whose_line_break_is_not_one_byte_gets_the_byte_offset(tmp_path, sst_accented):
+    text = sst_accented.to_csv(index=False).encode("utf-16")
+    path = tmp_path / "sst.csv"
+    path.write_bytes(text + b"\x00\xd8a\x00")  # an unpaired surrogate after the last line
+    with pytest.raises(InputError, match=rf"it is not utf-16 text: byte {len(text)} has 00 d8, which utf-16 cannot decode; pass"):
+        read_table(path, encoding="utf-16")
+    whole = tmp_path / "whole.csv"
+    whole.write_bytes(text)
+    pd.testing.assert_frame_equal(read_table(whole, encoding="utf-16").astype(object), sst_accented.astype(object))
+
+
 def test_encoding_reads_latin1_csv_tsv_jsonl_and_compressed_files(tmp_path, sst_accented):
     writers = {
         "sst.csv": lambda p: sst_accented.to_csv(p, index=False, encoding="latin-1"),
