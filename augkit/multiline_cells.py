@@ -24,13 +24,8 @@ from augkit.read_errors import csv_record_start
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-class MultilineCellError(InputError):
-    """A CSV/TSV cell (or column name) holds a line break and multi-line cells were not
-    allowed; callers with their own way to allow them (a checkbox) can say so."""
-
-
 def refuse_multiline_cells(frame: Any, *, path: str | Path, fmt: str, encoding: str, first_row: int) -> None:
-    """Raise a :class:`MultilineCellError` if a cell of ``frame`` (read from the CSV/TSV file
+    """Raise an InputError if a cell of ``frame`` (read from the CSV/TSV file
     ``path``) or a column name holds a line break, naming the physical line its record starts on.
 
     ``first_row`` is the 0-based data row of the file that ``frame``'s first row is, so that
@@ -50,14 +45,14 @@ def refuse_multiline_cells(frame: Any, *, path: str | Path, fmt: str, encoding: 
     raise _multiline_error(path, fmt, encoding, record=first_row + position + 1, column=column, spans=spans)
 
 
-def _multiline_error(path: str | Path, fmt: str, encoding: str, *, record: int, column: Any, spans: int) -> MultilineCellError:
+def _multiline_error(path: str | Path, fmt: str, encoding: str, *, record: int, column: Any, spans: int) -> InputError:
     line = csv_record_start(path, "," if fmt == "csv" else "\t", encoding, record)
     if line is None:  # the file could not be read again that far: name the row instead
         row = "the header" if record == 0 else f"data row {record - 1} (0-based)"
         where, lines, merged = row, f"spans {spans} lines", row
     else:
         where, lines, merged = f"line {line}", f"spans {spans} lines ({line}-{line + spans - 1})", f"line {line}"
-    return MultilineCellError(
+    return InputError(
         f"cannot read {str(path)!r} as {fmt}: the record starting on {where} has a line break inside its column {str(column)!r} "
         f"cell and {lines}. Usually a stray double quote (\") at the start of a field on {merged} opened a quoted cell "
         "that only the next quote closed, merging the lines between into one row; fix the quoting there (a quote "

@@ -19,7 +19,6 @@ from typing import Any
 import gradio as gr
 
 from augkit.errors import AugkitError
-from augkit.multiline_cells import MultilineCellError
 from augkit_faq.faq import DEFAULT_MIN_SIMILARITY, FaqResult, paraphrase_faq
 from augkit_faq.faq_cli import format_summary
 from augkit_faq.generators import (
@@ -47,8 +46,6 @@ INTRO = (
     "one you do, then build the augmented file."
 )
 FILE_TYPES = [".csv", ".tsv", ".jsonl", ".parquet", ".xlsx"]
-#: The checkbox that accepts CSV/TSV cells with line breaks (augkit.multiline_cells).
-MULTILINE_LABEL = "cells may span lines"
 _log = logging.getLogger(__name__)
 
 
@@ -81,11 +78,6 @@ def build_app(max_file_size: int, temp_dir: str | Path, *, default_generator: st
             top_p = gr.Number(label="top-p (model sampling)", value=DEFAULT_TOP_P, minimum=0.01, maximum=1.0, elem_id="top-p")
             min_similarity = gr.Number(label="minimum similarity (step a)", value=DEFAULT_MIN_SIMILARITY, minimum=-1, maximum=1, elem_id="min-similarity")
             seed = gr.Number(label="seed", value=0, precision=0, elem_id="seed")
-        multiline = gr.Checkbox(
-            label=MULTILINE_LABEL, value=False, elem_id="allow-multiline",
-            info="line breaks inside quoted CSV/TSV cells, such as answers of several paragraphs; off by default, "
-                 "since a stray quote that merges rows looks the same",
-        )
         run = gr.Button("Paraphrase", variant="primary", elem_id="run")
         status = gr.Markdown("", elem_id="status")
         review = gr.Dataframe(
@@ -98,34 +90,32 @@ def build_app(max_file_size: int, temp_dir: str | Path, *, default_generator: st
         build = gr.Button("Build augmented file", elem_id="build")
         download = gr.File(label="augmented FAQ", interactive=False, elem_id="download")
 
-        def on_upload(path, allow_multiline):
-            return load_upload(path, max_file_size, allow_multiline=allow_multiline)
+        def on_upload(path):
+            return load_upload(path, max_file_size)
 
-        def on_run(path, question, answer, generator_name, most, count, k, p, minimum, seed_value, allow_multiline):
+        def on_run(path, question, answer, generator_name, most, count, k, p, minimum, seed_value):
             return paraphrase_upload(path, question, answer, generator_name, most, count, k, p, minimum, seed_value,
-                                     max_file_size=max_file_size, allow_multiline=allow_multiline)
+                                     max_file_size=max_file_size)
 
         def on_build(path, result, edited):
             return build_download(path, result, edited, temp_dir=temp_dir)
 
-        upload.change(on_upload, inputs=[upload, multiline], outputs=[question_column, answer_column, status])
-        multiline.change(on_upload, inputs=[upload, multiline], outputs=[question_column, answer_column, status])
+        upload.change(on_upload, inputs=upload, outputs=[question_column, answer_column, status])
         run.click(on_run, inputs=[upload, question_column, answer_column, generator, n, num_return, top_k, top_p,
-                                  min_similarity, seed, multiline], outputs=[result_state, review, status])
+                                  min_similarity, seed], outputs=[result_state, review, status])
         build.click(on_build, inputs=[upload, result_state, review], outputs=[download, status])
     return app
 
 
-def load_upload(path: str | None, max_file_size: int, allow_multiline: bool = False) -> tuple[dict, dict, str]:
-    """On upload (or when "cells may span lines" changes): the two column dropdowns (filled,
-    likely columns preselected) and a status line; an oversized or unreadable file empties the
-    dropdowns and says why."""
+def load_upload(path: str | None, max_file_size: int) -> tuple[dict, dict, str]:
+    """On upload: the two column dropdowns (filled, likely columns preselected) and a status
+    line; an oversized or unreadable file empties the dropdowns and says why."""
     if not path:
         return _no_columns(), _no_columns(), ""
     try:
-        columns = [str(c) for c in _read(path, max_file_size, allow_multiline).columns]
+        columns = [str(c) for c in _read(path, max_file_size).columns]
     except AugkitError as error:
-        return _no_columns(), _no_columns(), f"**Cannot use this file:** {_short(error, path)}{_hint(error)}"
+        return _no_columns(), _no_columns(), f"**Cannot use this file:** {_short(error, path)}"
     except Exception as error:  # noqa: BLE001 -- a reader library's own failure: say it on the page, log the traceback
         _log.exception("augkit serve: reading an upload failed")
         return _no_columns(), _no_columns(), f"**Cannot use this file:** {type(error).__name__}: {_short(error, path)}"
@@ -137,7 +127,7 @@ def load_upload(path: str | None, max_file_size: int, allow_multiline: bool = Fa
 def paraphrase_upload(
     path: str | None, question: str | None, answer: str | None, generator: str | None,
     n: float | None, num_return: float | None, top_k: float | None, top_p: float | None,
-    min_similarity: float | None, seed: float | None, *, max_file_size: int, allow_multiline: bool = False,
+    min_similarity: float | None, seed: float | None, *, max_file_size: int,
 ) -> tuple[FaqResult | None, Any, str]:
     """On "Paraphrase": the result (kept in the session), the review table and the per-step
     counts with any notes. An empty number field means its default (``n``: every accepted
@@ -146,13 +136,13 @@ def paraphrase_upload(
         return None, None, "**Upload an FAQ file first.**"
     try:
         result = paraphrase_faq(
-            _read(path, max_file_size, allow_multiline), question, answer, n=_whole(n, 0) or None,
+            _read(path, max_file_size), question, answer, n=_whole(n, 0) or None,
             generator=(generator or "").strip(), seed=_whole(seed, 0), num_return=_whole(num_return, DEFAULT_NUM_RETURN),
             top_k=_whole(top_k, DEFAULT_TOP_K), top_p=_real(top_p, DEFAULT_TOP_P),
             min_similarity=_real(min_similarity, DEFAULT_MIN_SIMILARITY),
         )
     except AugkitError as error:
-        return None, None, f"**Error:** {_short(error, path)}{_hint(error)}"
+        return None, None, f"**Error:** {_short(error, path)}"
     except Exception as error:  # noqa: BLE001 -- a model library's own failure: say it on the page, log the traceback
         _log.exception("augkit serve: paraphrasing failed")
         return None, None, f"**Failed:** {type(error).__name__}: {error}"
@@ -188,11 +178,6 @@ def _short(error: Exception, path: str) -> str:
     return str(error).replace(str(path), Path(path).name)
 
 
-def _hint(error: Exception) -> str:
-    """What the page offers against ``error``, after its message."""
-    return f" On this page: tick **{MULTILINE_LABEL}**." if isinstance(error, MultilineCellError) else ""
-
-
 def _whole(value: float | None, default: int) -> int:
     return default if value is None else int(value)
 
@@ -201,11 +186,11 @@ def _real(value: float | None, default: float) -> float:
     return default if value is None else float(value)
 
 
-def _read(path: str, max_file_size: int, allow_multiline: bool = False) -> Any:
+def _read(path: str, max_file_size: int) -> Any:
     from augkit.table_io import read_table
 
     check_upload_size(path, max_file_size)
-    return read_table(path, allow_multiline=bool(allow_multiline), xlsx_limits=upload_xlsx_limits(max_file_size))
+    return read_table(path, xlsx_limits=upload_xlsx_limits(max_file_size))
 
 
 def _write(table: Any, path: Path) -> None:

@@ -237,25 +237,6 @@ def test_a_reader_failure_outside_augkit_is_a_status_line(monkeypatch, faq_csv):
     assert status == "**Cannot use this file:** KeyError: \"There is no item named 'xl/sharedStrings.xml' in the archive\""
 
 
-def test_answers_of_several_lines_are_read_once_the_box_is_ticked(monkeypatch, tmp_path, covid_faq):
-    from augkit_faq.web_ui import load_upload, paraphrase_upload
-
-    faq = covid_faq.iloc[:10].copy()
-    faq.loc[4, "answer"] = faq["answer"][4].strip() + "\n\n" + faq["answer"][5].strip()
-    path = tmp_path / "faq.csv"
-    faq.to_csv(path, index=False)
-    question, _, status = load_upload(str(path), 20_000_000)
-    assert question["choices"] == []
-    assert status.startswith("**Cannot use this file:** cannot read 'faq.csv' as csv: the record starting on line 6 has a line break")
-    assert status.endswith("On this page: tick **cells may span lines**.")
-    question, _, status = load_upload(str(path), 20_000_000, allow_multiline=True)
-    assert question["choices"] == ["question", "answer"] and status == "faq.csv: columns question, answer"
-    _scripting(monkeypatch, {})
-    result, _, status = paraphrase_upload(str(path), "question", "answer", "backtranslation", 0, 2, 120, 0.98, 0.8, 0,
-                                          max_file_size=20_000_000, allow_multiline=True)
-    assert result is not None and result.table["answer"].tolist() == faq["answer"].tolist()
-
-
 def _scripting(monkeypatch, candidates):
     """Runs the real paraphrase_faq with a scripted generator and records the options the page passed."""
     from augkit_faq import web_ui
