@@ -18,7 +18,7 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from augkit.errors import InputError
 
@@ -86,33 +86,75 @@ def _blank(fields: list[str]) -> bool:
     return not fields or (len(fields) == 1 and not fields[0].strip())
 
 
-def csv_record_start(path: str | Path, sep: str, encoding: str, record: int, *, count_blank: bool = False) -> int | None:
-    """The physical line on which CSV/TSV record ``record`` starts (0 is the header).
+class CsvRecord(NamedTuple):
+    """One record of a CSV/TSV file: the physical lines it starts and ends on, its fields, and,
+    read strictly, where it breaks the quoting rules (line, message) instead of fields."""
 
-    Records are counted as pandas counts data rows, skipping blank lines; ``count_blank=True``
-    counts blank lines too, as pandas' tokenizer does in its own messages ("in line 7",
-    "starting at row 6"). None when the file has fewer records or cannot be read that far.
-    """
-    try:
-        with _large_csv_fields(), open_text(path, encoding) as stream:
-            reader = csv.reader(stream, delimiter=sep)
-            index, end = 0, 0
-            while True:
-                start = end + 1
+    start: int
+    end: int
+    fields: list[str]
+    broken: tuple[int, str] | None = None
+
+
+class CsvRecords:
+    """The records of a CSV/TSV file, read forward once by Python's csv module, blank lines
+    skipped as pandas skips them (``count_blank=True`` counts them as records, as pandas'
+    tokenizer does in its own messages). ``strict=True`` reports a record whose quoting breaks
+    the CSV rules pandas forgives (a closing quote followed by more text) instead of parsing it;
+    the rest of its line is skipped, so the following records stay aligned. Close when done."""
+
+    def __init__(self, path: str | Path, sep: str, encoding: str, *, count_blank: bool = False, strict: bool = False):
+        self.sep = sep
+        self._count_blank = count_blank
+        self._strict = strict
+        self._stream = open_text(path, encoding)
+        self._reader = csv.reader(self._stream, delimiter=sep, strict=strict)
+        self._index = -1  # the record last read; 0 is the header
+        self._end = 0  # the physical line it ended on
+        self._last: CsvRecord | None = None
+
+    def record(self, wanted: int) -> CsvRecord | None:
+        """Record ``wanted``, at or after the last one asked for; None when the file has fewer
+        records or cannot be parsed that far (when it ends inside that record's quotes: the
+        record with its start line and no fields)."""
+        with _large_csv_fields():
+            while self._index < wanted:
+                start = self._end + 1
                 try:
-                    fields = next(reader)
+                    fields = next(self._reader)
                 except StopIteration:
                     return None
-                except csv.Error:  # e.g. the file ends inside a quoted cell: this record starts here
-                    return start if index == record else None
-                end = reader.line_num
-                if not count_blank and _blank(fields):
+                except csv.Error as error:
+                    self._end = self._reader.line_num
+                    if not self._strict or self._end < start:  # the end of the file inside a quoted cell
+                        return CsvRecord(start, start, []) if self._index + 1 == wanted else None
+                    self._index += 1
+                    self._last = CsvRecord(start, self._end, [], (self._end, str(error)))
                     continue
-                if index == record:
-                    return start
-                index += 1
+                self._end = self._reader.line_num
+                if not self._count_blank and _blank(fields):
+                    continue
+                self._index += 1
+                self._last = CsvRecord(start, self._end, fields)
+        return self._last if self._index == wanted else None
+
+    def close(self) -> None:
+        self._stream.close()
+
+
+def csv_record_start(path: str | Path, sep: str, encoding: str, record: int, *, count_blank: bool = False) -> int | None:
+    """The physical line on which CSV/TSV record ``record`` starts (0 is the header), counted
+    as :class:`CsvRecords` counts; None when the file has fewer records or cannot be read
+    that far."""
+    try:
+        records = CsvRecords(path, sep, encoding, count_blank=count_blank)
+        try:
+            found = records.record(record)
+        finally:
+            records.close()
     except (OSError, UnicodeDecodeError, ValueError):
         return None
+    return None if found is None else found.start
 
 
 def first_bad_json_line(path: str | Path, encoding: str) -> tuple[int, str] | None:

@@ -6,10 +6,10 @@ of an Excel sheet (its first sheet), through openpyxl. JSON Lines and Parquet ke
 types.
 
 Text files (CSV, TSV, JSON Lines) are decoded as UTF-8 unless told otherwise; written ones
-are always UTF-8. A CSV/TSV cell holding a line break is refused unless allowed
-(:mod:`augkit.multiline_cells`: it is what a stray quote leaves behind), and a workbook is
-checked for size before it is parsed (:mod:`augkit.xlsx_limits`). Reading errors name the
-file's line (:mod:`augkit.read_errors`).
+are always UTF-8. A CSV/TSV cell holding a line break because of broken quoting, which is what
+a stray quote leaves behind, is refused unless allowed (:mod:`augkit.multiline_cells`), and a
+workbook is checked for size before it is parsed (:mod:`augkit.xlsx_limits`). Reading errors
+name the file's line (:mod:`augkit.read_errors`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from augkit.errors import InputError
-from augkit.multiline_cells import refuse_multiline_cells
+from augkit.multiline_cells import MultilineCellCheck
 from augkit.read_errors import check_encoding, csv_parser_error, decoding_error, json_lines_error
 from augkit.xlsx_limits import XlsxLimits, check_workbook
 
@@ -46,8 +46,8 @@ def read_table(
     """Load ``path`` into a DataFrame according to its extension.
 
     ``encoding`` decodes CSV, TSV and JSON Lines files (Parquet and Excel carry their own).
-    ``allow_multiline`` accepts CSV/TSV cells that hold line breaks (refused by default: see
-    :mod:`augkit.multiline_cells`). ``xlsx_limits`` bounds the workbooks parsed (default:
+    ``allow_multiline`` accepts CSV/TSV cells that hold line breaks (by default one whose quoting is broken,
+    which is what a stray quote leaves, is refused: see :mod:`augkit.multiline_cells`). ``xlsx_limits`` bounds the workbooks parsed (default:
     :class:`~augkit.xlsx_limits.XlsxLimits`).
     """
     import pandas as pd
@@ -62,7 +62,8 @@ def read_table(
                 path, sep="," if fmt == "csv" else "\t", dtype=str, keep_default_na=False, na_filter=False, encoding=encoding
             )
             if not allow_multiline:
-                refuse_multiline_cells(frame, path=path, fmt=fmt, encoding=encoding, first_row=0)
+                with MultilineCellCheck(path, fmt, encoding) as check:
+                    check.check(frame, first_row=0)
             return frame
         if fmt == "jsonl":
             # pandas 3 converts nothing once dtype=False; pandas 2 also needs convert_dates.

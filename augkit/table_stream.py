@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from augkit.errors import InputError
-from augkit.multiline_cells import refuse_multiline_cells
+from augkit.multiline_cells import MultilineCellCheck
 from augkit.read_errors import check_encoding
 from augkit.table_io import DEFAULT_ENCODING, read_table, reading_error, table_format
 from augkit.xlsx_limits import XlsxLimits
@@ -32,8 +32,8 @@ def iter_table_chunks(
 ) -> Iterator[Any]:
     """DataFrames of at most ``chunk_rows`` rows, in order, indexed by their row number in
     the whole table; cells read exactly as :func:`augkit.table_io.read_table` reads them, with
-    the same options and the same errors (a CSV/TSV cell that spans lines stops the reading at
-    the chunk that holds it, naming the file's line)."""
+    the same options and the same errors (a CSV/TSV cell spanning lines because of broken
+    quoting stops the reading at the chunk that holds it, naming the file's line)."""
     import pandas as pd
 
     fmt = table_format(path)
@@ -53,12 +53,12 @@ def iter_table_chunks(
         else:
             dates = {} if int(pd.__version__.split(".")[0]) >= 3 else {"convert_dates": False}
             reader = pd.read_json(path, lines=True, dtype=False, chunksize=chunk_rows, encoding=encoding, **dates)
-        with reader:
+        with reader, MultilineCellCheck(path, fmt, encoding) as multiline:
             start = 0
             for chunk in reader:
                 chunk.index = pd.RangeIndex(start, start + len(chunk))
                 if fmt != "jsonl" and not allow_multiline:
-                    refuse_multiline_cells(chunk, path=path, fmt=fmt, encoding=encoding, first_row=start)
+                    multiline.check(chunk, first_row=start)
                 start += len(chunk)
                 yield chunk
     except InputError:
