@@ -22,9 +22,9 @@ from augkit.adapters.provenance import SOURCE_COLUMN
 from augkit.api import build_pipeline
 from augkit.errors import AugkitError, InputError
 from augkit.jobs import AugmentJob, job_folder_for, report_from_records
+from augkit.read_errors import check_encoding
 from augkit.report import AugmentationReport
 from augkit.seeding import resolve_seed
-from augkit.read_errors import check_encoding
 from augkit.table_io import DEFAULT_ENCODING, table_format
 from augkit.table_stream import STREAMABLE, assemble, iter_table_chunks, write_chunk
 
@@ -57,7 +57,7 @@ class FileJob:
     address: str | None = None
     cpus_per_worker: float = 1
     gpus_per_worker: float = 0
-    allow_multiline: bool = False  # CSV/TSV cells may hold line breaks (augkit.multiline_cells)
+    allow_multiline: bool = False  # read CSV/TSV cells spanning lines despite broken quoting (augkit.multiline_cells)
     encoding: str = DEFAULT_ENCODING  # of CSV/TSV/JSONL input; output is UTF-8
 
 
