@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,47 @@ def modules_loaded_by_import(modules: str, watched) -> list[str]:
 
 def read_lines(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines()
+
+
+def banking77_workbook_with_sheet(shared_data: Path, target: Path, rows: Iterable[tuple[str, ...]], *, numbered: bool = True) -> Path:
+    """An .xlsx made by pandas from 20 BANKING77 rows whose first sheet is then replaced by
+    ``rows`` (the first is the header) as inline-string cells: for workbooks too large or too
+    repetitive to write cell by cell with openpyxl, such as zip bombs. ``numbered=False``
+    leaves out the optional row and cell references, so identical rows give identical XML."""
+    import zipfile
+    from xml.sax.saxutils import escape
+
+    import pandas as pd
+
+    folder = shared_data / "banking77" / "jianguoz" / "train"
+    seed = target.with_name(f"seed-{target.name}")
+    pd.DataFrame({"text": read_lines(folder / "seq.in")[:20], "label": read_lines(folder / "label")[:20]}).to_excel(seed, index=False)
+
+    def row_xml(number: int, row: tuple[str, ...]) -> str:
+        cells = []
+        for column, value in zip("ABCDEFGHIJ", row):
+            reference = f' r="{column}{number}"' if numbered else ""
+            cells.append(f'<c{reference} t="inlineStr"><is><t>{escape(value)}</t></is></c>')
+        reference = f' r="{number}"' if numbered else ""
+        return f"<row{reference}>{''.join(cells)}</row>"
+
+    with zipfile.ZipFile(seed) as source, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
+        for member in source.infolist():
+            if member.filename != "xl/worksheets/sheet1.xml":
+                out.writestr(member, source.read(member))
+                continue
+            with out.open(member.filename, "w") as sheet:
+                sheet.write(b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<worksheet '
+                            b'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>')
+                batch = []
+                for number, row in enumerate(rows, 1):
+                    batch.append(row_xml(number, row))
+                    if len(batch) == 1000:
+                        sheet.write("".join(batch).encode("utf-8"))
+                        batch = []
+                sheet.write(("".join(batch) + "</sheetData></worksheet>").encode("utf-8"))
+    seed.unlink()
+    return target
 
 
 @pytest.fixture(scope="session")

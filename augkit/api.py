@@ -64,7 +64,8 @@ def augment(
     batch_size : int
         Texts per call to the augmenter's ``augment_batch`` (output does not depend on it).
     coerce : bool
-        Turn non-string texts into ``str(value)`` instead of failing.
+        Turn non-string texts into strings instead of failing: bytes decoded as UTF-8,
+        anything else ``str(value)``. Original rows keep their values.
     workers : int
         Worker processes (1: this process; for a ``datasets.Dataset``, ``map``'s ``num_proc``).
         Output does not depend on it.

@@ -135,7 +135,16 @@ def _build_parser() -> argparse.ArgumentParser:
         "-p", "--param", action="append", default=[], metavar="KEY=VALUE",
         help="method parameter, repeatable; in a pipeline qualify it: eda.alpha_sr=0.2",
     )
-    augment.add_argument("--coerce", action="store_true", help="turn non-string texts into strings instead of failing")
+    augment.add_argument("--coerce", action="store_true",
+                         help="turn non-string texts into strings (bytes decoded as UTF-8) instead of failing; "
+                         "the output's text column is then all strings")
+    augment.add_argument("--allow-multiline", action="store_true",
+                         help="read CSV/TSV cells that span lines as pandas does even when their quoting is broken "
+                         "(refused by default: a stray quote makes them, merging the lines that follow into one row; "
+                         "well-formed quoted line breaks are always read)")
+    augment.add_argument("--encoding", default="utf-8",
+                         help="encoding of a CSV, TSV or JSONL input, e.g. latin-1 or cp1252 (default utf-8); "
+                         "the output is written in UTF-8")
     augment.add_argument("--drop-original", action="store_true", help="write only the augmented rows")
     augment.add_argument(
         "--batch-size", type=int, default=DEFAULT_BATCH_SIZE,
@@ -200,6 +209,10 @@ def _add_evaluate_parser(commands) -> None:
     evaluate.add_argument("--alpha", type=float, default=None, help="iBLEU weight (default 0.8)")
     evaluate.add_argument("--paramac-betas", type=float, nargs=2, default=None, metavar=("B1", "B2"), help="ParaMac s_div weights (default 1 1)")
     evaluate.add_argument("--device", default="cpu", help="device for the perplexity model (default: cpu)")
+    evaluate.add_argument("--encoding", default="utf-8",
+                          help="encoding of ORIGINAL if CSV, TSV or JSONL (default utf-8; AUGMENTED, as augkit writes it, is UTF-8)")
+    evaluate.add_argument("--allow-multiline", action="store_true",
+                          help="read CSV/TSV cells spanning lines despite broken quoting, in both files (as augment --allow-multiline)")
     evaluate.add_argument("-o", "--output", default=None, help="also write the table: .csv or .md")
     evaluate.set_defaults(augkit_handler=_evaluate)
 
@@ -316,6 +329,7 @@ def _augment(args: argparse.Namespace) -> int:
         row_timeout=_row_timeout(args.row_timeout, args.method),
         backend=args.backend, address=args.address, cpus_per_worker=args.cpus_per_worker,
         gpus_per_worker=args.gpus_per_worker, space_check=args.space_check,
+        allow_multiline=args.allow_multiline, encoding=args.encoding,
     )
     try:
         report = augment_file(job)
@@ -364,8 +378,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.metrics is not None:
         metrics = [name.strip() for option in args.metrics for name in option.split(",") if name.strip()]
     table = evaluate_augmentations(
-        read_table(args.original),
-        read_table(args.augmented),
+        read_table(args.original, encoding=args.encoding, allow_multiline=args.allow_multiline),
+        read_table(args.augmented, allow_multiline=args.allow_multiline),
         text_column=args.text_column,
         metrics=metrics,
         encoder=args.encoder,

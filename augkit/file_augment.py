@@ -18,17 +18,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from augkit.adapters.frame import texts_as_strings
 from augkit.adapters.provenance import SOURCE_COLUMN
 from augkit.api import build_pipeline
 from augkit.atomic_files import file_digest
 from augkit.errors import InputError, UsageError
 from augkit.jobs import AugmentJob, JobDamagedError, job_folder_for, report_from_records
+from augkit.progress import progress_bar, run_progress
+from augkit.read_errors import check_encoding
 from augkit.report import AugmentationReport
 from augkit.seeding import resolve_seed
-from augkit.table_io import table_format
-from augkit.termination import Terminated, stop_if_terminated
-from augkit.progress import progress_bar, run_progress
+from augkit.table_io import DEFAULT_ENCODING, table_format
 from augkit.table_stream import STREAMABLE, assemble, count_rows, iter_table_chunks, write_chunk
+from augkit.termination import Terminated, stop_if_terminated
 
 DEFAULT_CHUNK_ROWS = 50_000
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
@@ -61,6 +63,8 @@ class FileJob:
     cpus_per_worker: float = 1
     gpus_per_worker: float = 0
     space_check: bool = True
+    allow_multiline: bool = False  # read CSV/TSV cells spanning lines despite broken quoting (augkit.multiline_cells)
+    encoding: str = DEFAULT_ENCODING  # of CSV/TSV/JSONL input; output is UTF-8
 
 
 class Interrupted(Exception):
@@ -104,6 +108,7 @@ def augment_file(job: FileJob) -> AugmentationReport:
         "method": pipeline.spec, "n": job.n, "seed": job.seed, "text_column": job.text_column,
         "label_column": job.label_column, "keep_original": job.keep_original, "coerce": job.coerce,
         "chunk_rows": job.chunk_rows, "output_format": table_format(job.output), "augkit": __version__,
+        "allow_multiline": job.allow_multiline, "encoding": check_encoding(job.encoding),
     }
     state = AugmentJob(folder, settings, resume=job.resume,
                        describe_rows=lambda i: f"input rows {i * job.chunk_rows}-{(i + 1) * job.chunk_rows - 1}")
@@ -143,7 +148,7 @@ def _augment_chunks(job: FileJob, pipeline: Any, state: AugmentJob) -> list[dict
         rows_read = 0
         total = count_rows(job.input) if shown else None
         with progress_bar(total, shown=shown, description=pipeline.name) as bar:
-            for index, chunk in enumerate(iter_table_chunks(job.input, job.chunk_rows)):
+            for index, chunk in enumerate(iter_table_chunks(job.input, job.chunk_rows, **_reading(job))):
                 rows_read += len(chunk)
                 record = state.finished_chunk(index, len(chunk), fmt)
                 if record is None:
@@ -153,6 +158,8 @@ def _augment_chunks(job: FileJob, pipeline: Any, state: AugmentJob) -> list[dict
                         batch_size=job.batch_size, progress=job.progress, on_rows=bar.update,
                         workers=job.workers, prepared=needs_all,
                     )
+                    if job.coerce:  # a file's text column is all strings once any text was coerced
+                        out[job.text_column] = texts_as_strings(out[job.text_column])
                     record = state.save_chunk(index, fmt, functools.partial(write_chunk, out, fmt=fmt), report,
                                               [str(c) for c in out.columns], rows_written=len(out))
                 else:
@@ -214,6 +221,11 @@ def _check_output_location(job: FileJob, folder: Path) -> None:
         check_room(room)
 
 
+def _reading(job: FileJob) -> dict[str, Any]:
+    """How the job's input is read: the same options on every path."""
+    return {"allow_multiline": job.allow_multiline, "encoding": job.encoding}
+
+
 def _local_chunks(pipeline: Any, chunk: Any, **options: Any) -> tuple[Any, AugmentationReport]:
     from augkit.adapters.frame import augment_frame
 
@@ -254,7 +266,7 @@ def _prepare_with_every_text(pipeline: Any, job: FileJob) -> None:
 
     texts: list[Any] = []
     labels: list[Any] | None = [] if job.label_column is not None else None
-    for chunk in iter_table_chunks(job.input, job.chunk_rows):
+    for chunk in iter_table_chunks(job.input, job.chunk_rows, **_reading(job)):
         if job.text_column not in chunk.columns:
             break  # augment_frame names the missing column
         texts.extend(chunk[job.text_column].tolist())
@@ -268,11 +280,13 @@ def _augment_in_memory(job: FileJob) -> AugmentationReport:
     from augkit.api import augment_with_report
     from augkit.table_io import read_table, write_table
 
-    frame = read_table(job.input)
+    frame = read_table(job.input, **_reading(job))
     augmented, report = augment_with_report(
         frame, job.method, n=job.n, seed=job.seed, text_column=job.text_column, label_column=job.label_column,
         keep_original=job.keep_original, progress=job.progress, batch_size=job.batch_size, coerce=job.coerce,
         workers=job.workers, strict=job.strict, row_timeout=job.row_timeout, **dict(job.params),
     )
+    if job.coerce:
+        augmented[job.text_column] = texts_as_strings(augmented[job.text_column])
     write_table(augmented, job.output)
     return report

@@ -3,7 +3,8 @@
 - ``None``, NaN (and pandas' NA) and empty or whitespace-only strings are kept as they
   are and yield no augmentation; the reason is counted in the run's report.
 - Any other non-string value is an error naming the column, the row and the type, unless
-  ``coerce=True`` turns it into ``str(value)``.
+  ``coerce=True`` turns it into a string (:func:`coerced_text`: bytes decoded as UTF-8,
+  anything else ``str(value)``).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def prepare_texts(
                     f"{describe_row(index)}: expected text (str), got {type(value).__name__} {value!r}; "
                     "convert the column to strings or pass coerce=True (--coerce on the command line)"
                 )
-            value = str(value)
+            value = _coerced(value, describe_row, index)
         if value.strip():
             texts.append(value)
             skips.append(None)
@@ -56,3 +57,27 @@ def prepare_texts(
             texts.append(None)
             skips.append(BLANK_TEXT)
     return texts, skips
+
+
+def coerced_text(value: Any) -> str:
+    """The string ``coerce=True`` augments for a non-string text: bytes decoded as UTF-8
+    (raising UnicodeDecodeError when they are not UTF-8), anything else ``str(value)``.
+
+    >>> coerced_text(b"caf\\xc3\\xa9"), coerced_text(3.5)
+    ('café', '3.5')
+    """
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8")
+    return str(value)
+
+
+def _coerced(value: Any, describe_row: Callable[[int], str], index: int) -> str:
+    try:
+        return coerced_text(value)
+    except UnicodeDecodeError as error:
+        raw = bytes(value)
+        raise InputError(
+            f"{describe_row(index)}: bytes that are not UTF-8 ({error.reason} at byte {error.start}: "
+            f"{raw[max(0, error.start - 20):error.start + 20]!r}); decode the column with its encoding before augmenting, "
+            "e.g. .str.decode('latin-1') in pandas"
+        ) from None

@@ -4,6 +4,12 @@ CSV and TSV cells are read as the exact strings in the file (no type guessing, n
 parsing), so labels such as ``007`` or ``NA`` come back out byte for byte; so are the cells
 of an Excel sheet (its first sheet), through openpyxl. JSON Lines and Parquet keep their own
 types.
+
+Text files (CSV, TSV, JSON Lines) are decoded as UTF-8 unless told otherwise; written ones
+are always UTF-8. A CSV/TSV cell holding a line break because of broken quoting, which is what
+a stray quote leaves behind, is refused unless allowed (:mod:`augkit.multiline_cells`), and a
+workbook is checked for size before it is parsed (:mod:`augkit.xlsx_limits`). Reading errors
+name the file's line (:mod:`augkit.read_errors`).
 """
 
 from __future__ import annotations
@@ -14,7 +20,13 @@ from typing import Any
 
 from augkit.atomic_files import atomic_write
 from augkit.errors import InputError
+from augkit.multiline_cells import MultilineCellCheck
+from augkit.read_errors import check_encoding, csv_parser_error, decoding_error, json_lines_error
+from augkit.xlsx_limits import XlsxLimits, check_workbook
 
+#: How CSV, TSV and JSON Lines files are decoded unless the caller says otherwise (output is
+#: always written in UTF-8, pandas' default).
+DEFAULT_ENCODING = "utf-8"
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx"}
 
 
@@ -29,31 +41,79 @@ def table_format(path: str | Path) -> str:
     return fmt
 
 
-def read_table(path: str | Path) -> Any:
-    """Load ``path`` into a DataFrame according to its extension."""
+def read_table(
+    path: str | Path, *, encoding: str = DEFAULT_ENCODING, allow_multiline: bool = False, xlsx_limits: XlsxLimits | None = None
+) -> Any:
+    """Load ``path`` into a DataFrame according to its extension.
+
+    ``encoding`` decodes CSV, TSV and JSON Lines files (Parquet and Excel carry their own).
+    ``allow_multiline`` accepts CSV/TSV cells that hold line breaks (by default one whose quoting is broken,
+    which is what a stray quote leaves, is refused: see :mod:`augkit.multiline_cells`). ``xlsx_limits`` bounds the workbooks parsed (default:
+    :class:`~augkit.xlsx_limits.XlsxLimits`).
+    """
     import pandas as pd
 
     fmt = table_format(path)
+    encoding = check_encoding(encoding)
     if not Path(path).exists():
         raise InputError(f"input file {str(path)!r} does not exist")
     try:
         if fmt in ("csv", "tsv"):
-            return pd.read_csv(
-                path, sep="," if fmt == "csv" else "\t", dtype=str, keep_default_na=False, na_filter=False
+            frame = pd.read_csv(
+                path, sep="," if fmt == "csv" else "\t", dtype=str, keep_default_na=False, na_filter=False, encoding=encoding
             )
+            if not allow_multiline:
+                with MultilineCellCheck(path, fmt, encoding) as check:
+                    check.check(frame, first_row=0)
+            return frame
         if fmt == "jsonl":
             # pandas 3 converts nothing once dtype=False; pandas 2 also needs convert_dates.
             dates = {} if int(pd.__version__.split(".")[0]) >= 3 else {"convert_dates": False}
-            return pd.read_json(path, lines=True, dtype=False, **dates)
+            return pd.read_json(path, lines=True, dtype=False, encoding=encoding, **dates)
         if fmt == "xlsx":
-            _require_excel_engine()
-            return pd.read_excel(path, dtype=str, keep_default_na=False, na_filter=False, engine="openpyxl")
+            return _read_workbook(path, xlsx_limits)
         _require_parquet_engine()
         return pd.read_parquet(path)
+    except InputError:
+        raise
     except pd.errors.EmptyDataError:
         raise InputError(f"input file {str(path)!r} is empty (not even a header line)") from None
-    except (pd.errors.ParserError, ValueError, UnicodeDecodeError, zipfile.BadZipFile) as error:
-        raise InputError(f"cannot read {str(path)!r} as {fmt}: {error}") from None
+    except Exception as error:  # noqa: BLE001 -- any failure to parse is the file's: say so, with its line
+        raise reading_error(error, path, fmt, encoding) from None
+
+
+def reading_error(error: Exception, path: str | Path, fmt: str, encoding: str) -> Exception:
+    """What to raise for ``error``, which pandas raised reading ``path`` as ``fmt``: an
+    InputError naming the file's line where that can be known, or ``error`` itself when it
+    is not about the file (a missing library, an interrupt, running out of memory)."""
+    import pandas as pd
+
+    if isinstance(error, UnicodeDecodeError):
+        return decoding_error(path, fmt, encoding, error)
+    if fmt == "jsonl" and isinstance(error, (ValueError, TypeError)):
+        return json_lines_error(path, encoding, error)
+    if fmt in ("csv", "tsv") and isinstance(error, pd.errors.ParserError):
+        return csv_parser_error(path, fmt, encoding, error)
+    if isinstance(error, (pd.errors.ParserError, ValueError, zipfile.BadZipFile, EOFError)):
+        return InputError(f"cannot read {str(path)!r} as {fmt}: {error}")
+    if isinstance(error, OSError) and not isinstance(error, (FileNotFoundError, PermissionError)):
+        return InputError(f"cannot read {str(path)!r} as {fmt}: {error}")  # e.g. gzip's "not a gzipped file"
+    return error
+
+
+def _read_workbook(path: str | Path, limits: XlsxLimits | None) -> Any:
+    """The first sheet, once :func:`~augkit.xlsx_limits.check_workbook` passed it; any failure
+    of openpyxl on a file that passed is the file's (a renamed zip, a damaged part)."""
+    import pandas as pd
+
+    check_workbook(path, limits)
+    _require_excel_engine()
+    try:
+        return pd.read_excel(path, dtype=str, keep_default_na=False, na_filter=False, engine="openpyxl")
+    except MemoryError:
+        raise
+    except Exception as error:  # noqa: BLE001 -- openpyxl raises KeyError, TypeError, XML errors... on damaged parts
+        raise InputError(f"cannot read {str(path)!r} as xlsx: {type(error).__name__}: {error}") from None
 
 
 def write_table(frame: Any, path: str | Path) -> None:

@@ -19,21 +19,30 @@ from typing import Any
 
 from augkit.atomic_files import READ_BLOCK, atomic_write, file_digest
 from augkit.errors import AugkitError, InputError
-from augkit.table_io import read_table, table_format
+from augkit.multiline_cells import MultilineCellCheck
+from augkit.read_errors import check_encoding
+from augkit.table_io import DEFAULT_ENCODING, read_table, reading_error, table_format
+from augkit.xlsx_limits import XlsxLimits
 
 STREAMABLE = ("csv", "tsv", "jsonl", "parquet")
 
 
-def iter_table_chunks(path: str | Path, chunk_rows: int) -> Iterator[Any]:
+def iter_table_chunks(
+    path: str | Path, chunk_rows: int, *, encoding: str = DEFAULT_ENCODING, allow_multiline: bool = False,
+    xlsx_limits: XlsxLimits | None = None,
+) -> Iterator[Any]:
     """DataFrames of at most ``chunk_rows`` rows, in order, indexed by their row number in
-    the whole table; cells read exactly as :func:`augkit.table_io.read_table` reads them."""
+    the whole table; cells read exactly as :func:`augkit.table_io.read_table` reads them, with
+    the same options and the same errors (a CSV/TSV cell spanning lines because of broken
+    quoting stops the reading at the chunk that holds it, naming the file's line)."""
     import pandas as pd
 
     fmt = table_format(path)
+    encoding = check_encoding(encoding)
     if not Path(path).exists():
         raise InputError(f"input file {str(path)!r} does not exist")
     if fmt not in STREAMABLE:
-        yield read_table(path)
+        yield read_table(path, encoding=encoding, allow_multiline=allow_multiline, xlsx_limits=xlsx_limits)
         return
     try:
         if fmt == "parquet":
@@ -41,20 +50,24 @@ def iter_table_chunks(path: str | Path, chunk_rows: int) -> Iterator[Any]:
             return
         if fmt in ("csv", "tsv"):
             reader = pd.read_csv(path, sep="," if fmt == "csv" else "\t", dtype=str, keep_default_na=False,
-                                 na_filter=False, chunksize=chunk_rows)
+                                 na_filter=False, chunksize=chunk_rows, encoding=encoding)
         else:
             dates = {} if int(pd.__version__.split(".")[0]) >= 3 else {"convert_dates": False}
-            reader = pd.read_json(path, lines=True, dtype=False, chunksize=chunk_rows, **dates)
-        with reader:
+            reader = pd.read_json(path, lines=True, dtype=False, chunksize=chunk_rows, encoding=encoding, **dates)
+        with reader, MultilineCellCheck(path, fmt, encoding) as multiline:
             start = 0
             for chunk in reader:
                 chunk.index = pd.RangeIndex(start, start + len(chunk))
+                if fmt != "jsonl" and not allow_multiline:
+                    multiline.check(chunk, first_row=start)
                 start += len(chunk)
                 yield chunk
+    except InputError:
+        raise
     except pd.errors.EmptyDataError:
         raise InputError(f"input file {str(path)!r} is empty (not even a header line)") from None
-    except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read {str(path)!r} as {fmt}: {error}") from None
+    except Exception as error:  # noqa: BLE001 -- reading_error keeps what is not about the file
+        raise reading_error(error, path, fmt, encoding) from None
 
 
 def count_rows(path: str | Path) -> int | None:
@@ -153,22 +166,31 @@ def _copy_verified(path: Path, recorded: Mapping[str, Any], sink: Any) -> None:
 def _assemble_parquet(chunks: Sequence[tuple[Path, Mapping[str, Any]]], target: Path) -> None:
     import pyarrow.parquet as pq
 
-    writer = None
-    expected = 0
-    try:
-        for path, recorded in chunks:
-            if file_digest(path) != recorded["digest"]:
-                raise AssemblyError(f"{path} changed after it was verified; the output was not replaced: "
-                                    "run the same command with --resume to redo it")
-            table = pq.read_table(path)
-            if writer is None:
-                writer = pq.ParquetWriter(target, table.schema)
-            writer.write_table(table.cast(writer.schema))
-            expected += recorded["rows"]
-    finally:
-        if writer is not None:
-            writer.close()
+    for path, recorded in chunks:
+        if file_digest(path) != recorded["digest"]:
+            raise AssemblyError(f"{path} changed after it was verified; the output was not replaced: "
+                                "run the same command with --resume to redo it")
+    schema = _common_schema([pq.read_schema(path) for path, _ in chunks])
+    with pq.ParquetWriter(target, schema) as writer:
+        for path, _ in chunks:
+            writer.write_table(pq.read_table(path).cast(schema))
     written = pq.ParquetFile(target).metadata.num_rows
+    expected = sum(recorded["rows"] for _, recorded in chunks)
     if written != expected:
         raise AssemblyError(f"the assembled output has {written} rows, the chunks recorded {expected}; "
                             "the output was not replaced")
+
+
+def _common_schema(schemas: Sequence[Any]) -> Any:
+    """The first chunk's schema, except that a column of nulls there (a chunk whose texts, or
+    labels, were all missing) takes the type a later chunk gives it."""
+    import pyarrow as pa
+
+    first = schemas[0]
+    fields = []
+    for field in first:
+        if pa.types.is_null(field.type):
+            later = (schema.field(field.name).type for schema in schemas[1:] if field.name in schema.names)
+            field = field.with_type(next((kind for kind in later if not pa.types.is_null(kind)), field.type))
+        fields.append(field)
+    return pa.schema(fields, metadata=first.metadata)

@@ -19,6 +19,7 @@ from augkit.adapters.provenance import (
 )
 from augkit.engine import run_pipeline
 from augkit.errors import InputError
+from augkit.inputs import coerced_text, is_missing
 from augkit.pipeline import Pipeline
 from augkit.report import AugmentationReport
 
@@ -79,6 +80,25 @@ def augment_frame(
                                         for p, first in zip(positions, originals)], dtype=object)
     result.report.original_rows_written = len(frame) if keep_original else 0
     return out, result.report
+
+
+def texts_as_strings(column: Any) -> Any:
+    """``column`` with every value that is neither a string nor missing replaced by the string
+    it was augmented as (:func:`augkit.inputs.coerced_text`): the text column of a file written
+    after ``coerce=True``, which Parquet cannot store mixing floats and strings. Missing values
+    stay missing; ``column`` itself comes back when nothing needs turning."""
+    import pandas as pd
+    from pandas.api.types import is_string_dtype
+
+    if is_string_dtype(column.dtype) and not isinstance(column.dtype, pd.CategoricalDtype) and column.dtype != object:
+        return column  # a pandas string dtype holds nothing else
+    values = column.to_numpy(dtype=object, copy=True)
+    turned = False
+    for index, value in enumerate(values):
+        if not isinstance(value, str) and not is_missing(value):
+            values[index] = coerced_text(value)
+            turned = True
+    return pd.Series(values, index=column.index, name=column.name, dtype=object) if turned else column
 
 
 def check_columns(columns: list, text_column: str, label_column: str | None) -> None:

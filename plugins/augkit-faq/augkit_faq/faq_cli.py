@@ -55,6 +55,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     parser.add_argument("--candidates", default=None, metavar="FILE",
                         help="also write every candidate with its scores and status (accepted or why not) to FILE")
+    parser.add_argument("--encoding", default="utf-8",
+                        help="encoding of a CSV, TSV or JSONL FAQ, e.g. latin-1 or cp1252 (default: utf-8); output is UTF-8")
+    parser.add_argument("--allow-multiline", action="store_true",
+                        help="read CSV/TSV cells that span lines as pandas does even when their quoting is broken "
+                             "(refused by default: a stray quote makes them, merging the lines that follow into one row; "
+                             "well-formed answers of several paragraphs are always read)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bar (default: when standard error is a terminal)")
 
@@ -68,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     table_format(args.output)  # an unknown output format fails before any work
     if args.candidates:
         table_format(args.candidates)
-    frame = read_table(args.input)
+    frame = read_table(args.input, encoding=args.encoding, allow_multiline=args.allow_multiline)
     started = time.perf_counter()
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     result = paraphrase_faq(

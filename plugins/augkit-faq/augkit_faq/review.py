@@ -13,8 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from augkit.errors import InputError, UsageError
+from augkit.xlsx_limits import XlsxLimits
 
 DEFAULT_MAX_FILE_SIZE = "20MB"
+#: An uploaded workbook may inflate to this many times the upload limit: text workbooks
+#: inflate 3-7 times, a sheet of identical rows 13 times (measured; see augkit.xlsx_limits).
+UPLOAD_INFLATION = 20
+#: Most cells of an uploaded workbook: openpyxl parses about 20,000 a second on a loaded
+#: 2-core machine, so about 10 s; an FAQ of 50,000 questions in 4 columns.
+UPLOAD_MAX_CELLS = 200_000
 REVIEW_COLUMNS = ["keep", "question", "candidate", "status", "semantic", "label_integrity", "nearest_question", "candidate_id"]
 _UNITS = {"": 1, "B": 1, "KB": 1_000, "MB": 1_000_000, "GB": 1_000_000_000, "KIB": 1024, "MIB": 1024**2, "GIB": 1024**3}
 _QUESTION_NAMES = ("question", "questions", "q", "query", "title")
@@ -55,6 +62,13 @@ def check_upload_size(path: str | Path, limit: int) -> None:
     size = Path(path).stat().st_size
     if size > limit:
         raise InputError(f"the file is {format_size(size)}; the limit is {format_size(limit)} (augkit serve --max-file-size)")
+
+
+def upload_xlsx_limits(max_file_size: int) -> XlsxLimits:
+    """How large an uploaded workbook may be once inflated, for an upload limit of
+    ``max_file_size`` bytes: :data:`UPLOAD_INFLATION` times it, :data:`UPLOAD_MAX_CELLS`
+    cells, and no more than 100 times its own size (``augkit.xlsx_limits``)."""
+    return XlsxLimits(max_inflated_bytes=UPLOAD_INFLATION * max_file_size, max_cells=UPLOAD_MAX_CELLS)
 
 
 def guess_columns(columns: Sequence[str]) -> tuple[str | None, str | None]:

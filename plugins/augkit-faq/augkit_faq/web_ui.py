@@ -35,6 +35,7 @@ from augkit_faq.review import (
     guess_columns,
     kept_ids,
     review_table,
+    upload_xlsx_limits,
 )
 
 TITLE = "augkit FAQ paraphrasing"
@@ -115,6 +116,9 @@ def load_upload(path: str | None, max_file_size: int) -> tuple[dict, dict, str]:
         columns = [str(c) for c in _read(path, max_file_size).columns]
     except AugkitError as error:
         return _no_columns(), _no_columns(), f"**Cannot use this file:** {_short(error, path)}"
+    except Exception as error:  # noqa: BLE001 -- a reader library's own failure: say it on the page, log the traceback
+        _log.exception("augkit serve: reading an upload failed")
+        return _no_columns(), _no_columns(), f"**Cannot use this file:** {type(error).__name__}: {_short(error, path)}"
     question, answer = guess_columns(columns)
     message = f"{Path(path).name}: columns {', '.join(columns)}"
     return gr.update(choices=columns, value=question), gr.update(choices=columns, value=answer), message
@@ -186,7 +190,7 @@ def _read(path: str, max_file_size: int) -> Any:
     from augkit.table_io import read_table
 
     check_upload_size(path, max_file_size)
-    return read_table(path)
+    return read_table(path, xlsx_limits=upload_xlsx_limits(max_file_size))
 
 
 def _write(table: Any, path: Path) -> None:

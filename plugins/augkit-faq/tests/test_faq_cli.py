@@ -88,3 +88,40 @@ def test_a_generators_warning_names_the_faq_option_and_comes_before_the_summary(
     warning = next(line for line in done.stderr.splitlines() if line.startswith("augkit: warning:"))
     assert "40 candidates per question (--num-return, num_return=)" in warning and "n=40" not in warning
     assert done.stderr.index(warning) < done.stderr.index("augkit faq (backtranslation)")
+
+
+def test_encoding_multiline_answers_and_a_stray_quote_in_an_faq(tmp_path, stackfaq, capsys):
+    """A latin-1 FAQ (StackFAQ rows with accented letters) needs --encoding; answers of two
+    paragraphs read as they are; a stray quote is refused naming its line. The output is UTF-8."""
+    encodable = stackfaq[[_fits_latin1(q + a) for q, a in zip(stackfaq["question"], stackfaq["answer"])]].head(8).copy()
+    assert any(ord(c) > 127 for text in encodable["answer"] for c in text)
+    path, output = tmp_path / "faq.csv", tmp_path / "out.csv"
+    encodable.to_csv(path, index=False, encoding="latin-1")
+    arguments = ["faq", str(path), "-q", "question", "-a", "answer", "-g", "backtranslation", "--num-return", "1", "-o", str(output)]
+    assert main(arguments) == 2
+    assert "--encoding latin-1" in capsys.readouterr().err
+    assert main([*arguments, "--encoding", "latin-1"]) == 0
+    written = read_table(output)
+    assert written.loc[written["augkit_method"] == "", "answer"].tolist() == encodable["answer"].tolist()
+
+    encodable.loc[encodable.index[2], "answer"] += "\n\n" + encodable["answer"].iloc[3]
+    encodable.to_csv(path, index=False)
+    for flag in ([], ["--allow-multiline"]):
+        assert main([*arguments, *flag]) == 0
+        written = read_table(output)
+        assert written.loc[written["augkit_method"] == "", "answer"].tolist() == encodable["answer"].tolist()
+
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert not lines[2].startswith('"')
+    path.write_text("".join(lines[:2] + ['"' + lines[2]] + lines[3:]), encoding="utf-8")  # the second row's question
+    capsys.readouterr()
+    assert main(arguments) == 2
+    assert "line 3" in capsys.readouterr().err  # here the merge runs into a quoted answer: too many fields
+
+
+def _fits_latin1(text: str) -> bool:
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 import tempfile
+import time
+import zipfile
 from pathlib import Path
 
 import pandas as pd
@@ -22,6 +24,7 @@ from augkit_faq.review import (
 )
 
 from augkit.errors import AugkitError
+from conftest import banking77_workbook_with_sheet, read_lines
 
 
 @pytest.mark.parametrize(("text", "size"), [("20MB", 20_000_000), ("500 kb", 500_000), ("1MiB", 1_048_576), (2048, 2048), ("1.5GB", 1_500_000_000)])
@@ -166,6 +169,72 @@ def test_an_unusable_upload_empties_the_dropdowns_and_says_why(tmp_path, name, c
     assert question["choices"] == answer["choices"] == [] and question["value"] is None
     assert status.startswith(message), status
     assert str(tmp_path) not in status  # the server-side path is shortened to the file name
+
+
+def test_a_zip_renamed_xlsx_gets_a_status_line_not_a_traceback(tmp_path, covid_faq):
+    from augkit_faq.web_ui import load_upload, paraphrase_upload
+
+    path = tmp_path / "faq.xlsx"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("faq.csv", covid_faq.to_csv(index=False))
+    question, _, status = load_upload(str(path), 20_000_000)
+    assert question["choices"] == []
+    assert status == ("**Cannot use this file:** cannot read 'faq.xlsx' as xlsx: it is a zip archive but not an Excel "
+                      "workbook (no [Content_Types].xml); save it from Excel or LibreOffice as .xlsx, or give it the "
+                      "extension of what it holds")
+    result, _, status = paraphrase_upload(str(path), "question", "answer", "backtranslation", 0, 2, 120, 0.98, 0.8, 0,
+                                          max_file_size=20_000_000)
+    assert result is None and status.startswith("**Error:** cannot read 'faq.xlsx' as xlsx: it is a zip archive")
+
+
+@pytest.fixture(scope="module")
+def covid_rows(covid_faq) -> list[tuple[str, str]]:
+    return [(q.strip(), a.strip()) for q, a in zip(covid_faq["question"], covid_faq["answer"])]
+
+
+def test_a_workbook_bomb_is_refused_at_once(shared_data, tmp_path, covid_rows):
+    """206 KB inflating to 53 MB took 38 s of CPU to list its columns (issue 12, item 11)."""
+    from augkit_faq.web_ui import load_upload
+
+    path = banking77_workbook_with_sheet(shared_data, tmp_path / "faq.xlsx", [("question", "answer")] + [covid_rows[0]] * 60_000,
+                                         numbered=False)
+    assert path.stat().st_size < 300_000
+    started = time.perf_counter()
+    _, _, status = load_upload(str(path), 20_000_000)
+    assert time.perf_counter() - started < 2
+    assert status.startswith("**Cannot use this file:** cannot read 'faq.xlsx' as xlsx: its ") and "looks like a zip bomb" in status
+
+
+def test_an_upload_with_more_cells_than_the_page_parses_is_refused_naming_the_limit(shared_data, tmp_path):
+    """BANKING77 queries as questions and their intents as answers: a workbook that inflates
+    like a real one, just too large for the page."""
+    from augkit_faq.review import UPLOAD_MAX_CELLS
+    from augkit_faq.web_ui import load_upload
+
+    folder = shared_data / "banking77" / "jianguoz" / "train"
+    pairs = list(zip(read_lines(folder / "seq.in"), read_lines(folder / "label")))
+    rows = [("question", "answer")] + [pairs[i % len(pairs)] for i in range(UPLOAD_MAX_CELLS // 2)]
+    path = banking77_workbook_with_sheet(shared_data, tmp_path / "faq.xlsx", rows)
+    assert path.stat().st_size < 20_000_000 / 4
+    started = time.perf_counter()
+    _, _, status = load_upload(str(path), 20_000_000)
+    assert time.perf_counter() - started < 10
+    assert status == (f"**Cannot use this file:** cannot read 'faq.xlsx' as xlsx: it holds {UPLOAD_MAX_CELLS + 2:,} cells, "
+                      f"over the limit of {UPLOAD_MAX_CELLS:,}; save the sheet as CSV or Parquet, which are read in chunks")
+
+
+def test_a_reader_failure_outside_augkit_is_a_status_line(monkeypatch, faq_csv):
+    from augkit_faq import web_ui
+
+    import augkit.table_io
+
+    def broken(*args, **kwargs):
+        raise KeyError("There is no item named 'xl/sharedStrings.xml' in the archive")
+
+    monkeypatch.setattr(augkit.table_io, "read_table", broken)
+    question, _, status = web_ui.load_upload(str(faq_csv), 20_000_000)
+    assert question["choices"] == []
+    assert status == "**Cannot use this file:** KeyError: \"There is no item named 'xl/sharedStrings.xml' in the archive\""
 
 
 def _scripting(monkeypatch, candidates):
