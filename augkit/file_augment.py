@@ -191,9 +191,11 @@ def _check_records(records: list[dict[str, Any]], rows_read: int) -> None:
 
 def _keep_or_remove(state: AugmentJob, error: BaseException) -> None:
     """After a failure: a job with finished chunks keeps them for --resume (and the error says
-    so); one without any leaves nothing behind, so the corrected command starts afresh."""
+    so), unless the failure is a usage error (bad input or arguments): the same command would
+    fail again, and the corrected one (another input, other options) could not resume this
+    job, so nothing is left behind; as after a failure before any chunk."""
     done = state.done_chunks()
-    if not done:
+    if not done or isinstance(error, UsageError):
         state.remove()
         return
     state.release()

@@ -7,8 +7,10 @@ about its finished chunks and ``augkit serve`` left its uploads behind. Inside
 so every path that cleans up after Ctrl-C cleans up after SIGTERM too.
 
 Python drops an exception raised by a signal handler while it runs certain callbacks (the
-at-fork hooks of a worker pool starting, ``__del__`` methods): the termination is therefore
-also remembered, and long loops call :func:`stop_if_terminated` between units of work.
+at-fork hooks of a worker pool starting, ``__del__`` methods), and one raised inside a worker
+pool's machinery can deadlock it: the termination is therefore also remembered, long loops
+call :func:`stop_if_terminated` between units of work, and inside
+:func:`deferred_termination` (a pool running) SIGTERM is only remembered.
 """
 
 from __future__ import annotations
@@ -25,6 +27,19 @@ class Terminated(KeyboardInterrupt):
 
 
 _requested = False
+_deferring = 0
+
+
+@contextmanager
+def deferred_termination() -> Iterator[None]:
+    """Inside: SIGTERM is only remembered, not raised; the code that runs the block calls
+    :func:`stop_if_terminated` at its next safe point (a worker pool running batches)."""
+    global _deferring
+    _deferring += 1
+    try:
+        yield
+    finally:
+        _deferring -= 1
 
 
 def stop_if_terminated() -> None:
@@ -50,7 +65,8 @@ def terminate_like_interrupt() -> Iterator[None]:
             os.kill(os.getpid(), signal.SIGTERM)
             return
         _requested = True
-        raise Terminated()
+        if not _deferring:
+            raise Terminated()
 
     previous = signal.signal(signal.SIGTERM, raise_terminated)
     try:

@@ -20,6 +20,7 @@ from typing import Any
 from augkit.candidate import Candidate
 from augkit.filters.base import BatchContext
 from augkit.pipeline import BatchOutcome, Pipeline
+from augkit.termination import deferred_termination
 
 #: (texts, labels or None) of one batch.
 Batch = tuple[list[str], "Sequence[Any] | None"]
@@ -38,13 +39,29 @@ def run_batches(
         return
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     threads = max(1, (os.cpu_count() or 1) // workers)
-    with ProcessPoolExecutor(
-        workers, mp_context=context, initializer=_set_worker_pipeline, initargs=(pipeline, threads)
-    ) as pool:
-        tasks = ((texts, labels, n, seed) for texts, labels in batches)
-        chunksize = 16 if total is None else max(1, min(16, total // (workers * 4)))
-        for rows, reasons, counts in pool.map(_run_in_worker, tasks, chunksize=chunksize):
-            yield BatchOutcome([[Candidate(*fields) for fields in row] for row in rows], reasons, counts)
+    # SIGTERM raised at an arbitrary point of the pool's machinery (its fork hooks, its queue
+    # locks) is lost or deadlocks it: while the pool runs, it is only remembered, and the
+    # caller stops at its next batch boundary (augkit.termination.stop_if_terminated).
+    with deferred_termination():
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_set_worker_pipeline, initargs=(pipeline, threads))
+        finished = False
+        try:
+            tasks = ((texts, labels, n, seed) for texts, labels in batches)
+            chunksize = 16 if total is None else max(1, min(16, total // (workers * 4)))
+            for rows, reasons, counts in pool.map(_run_in_worker, tasks, chunksize=chunksize):
+                yield BatchOutcome([[Candidate(*fields) for fields in row] for row in rows], reasons, counts)
+            finished = True
+        finally:
+            if not finished:  # stopped early (an error, Ctrl-C, SIGTERM): their work is not wanted
+                _stop_workers(pool)
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """End the pool's worker processes now rather than after the batches they hold."""
+    for process in list(getattr(pool, "_processes", {}).values()):  # no public way to reach them
+        if process.is_alive():
+            process.terminate()
 
 
 def _set_worker_pipeline(pipeline: Pipeline, threads: int) -> None:
