@@ -133,7 +133,7 @@ def cold_start(repeats: int) -> dict:
     probes = {
         "augkit_first_synonym_s": (
             "import time; t = time.perf_counter(); from augkit_eda import EDA; "
-            "s = EDA().synonyms('bank'); assert s; print(time.perf_counter() - t)"
+            "s = EDA().synonyms_of('bank'); assert s; print(time.perf_counter() - t)"
         ),
         "augkit_first_augment_s": (
             "import time; t = time.perf_counter(); import augkit; "
