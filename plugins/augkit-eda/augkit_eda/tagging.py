@@ -153,8 +153,11 @@ class PatternTagger:
                 merged = index.setdefault(command, {})
                 for key, rule in keyed.items():
                     merged[key] = max(merged.get(key, rule), rule)
-        self._rules = by_tag
-        self._wildcard_rules = wildcard
+        # Per tag: (what a command compares, its rules by compared value), ready to loop over.
+        self._rules = {
+            tag: [(CONDITION_KEYS[command], keyed) for command, keyed in index.items()] for tag, index in by_tag.items()
+        }
+        self._wildcard_rules = [(CONDITION_KEYS[command], keyed) for command, keyed in wildcard.items()]
 
     @classmethod
     @functools.lru_cache(maxsize=1)
@@ -184,10 +187,11 @@ class PatternTagger:
                 tag = "UH"
             tagged.append([token, tag])
         padded = [_OUTSIDE] * 3 + tagged + [_OUTSIDE] * 3
+        rules, wildcard = self._rules, self._wildcard_rules
         for i in range(3, len(padded) - 3):
             winner = (-1, "")
-            for command, keyed in self._rules.get(padded[i][1], self._wildcard_rules).items():
-                for key in CONDITION_KEYS[command](padded, i):
+            for compared, keyed in rules.get(padded[i][1], wildcard):
+                for key in compared(padded, i):
                     rule = keyed.get(key)
                     if rule is not None and rule[0] > winner[0]:
                         winner = rule
