@@ -235,13 +235,17 @@ class SafeSynonyms:
         self._tagger = PatternTagger.load()
         self._inflector = Inflector(self._lexicon)
         self._words: dict[tuple[str, str, bool], _WordSenses | None] = {}
+        self._possible: dict[str, bool] = {}
         self._candidates: dict[tuple[int, str, str, str], tuple[str, ...]] = {}
 
     def for_words(self, sequence: WordSequence, lowered: list[str]) -> tuple[list[str], list[tuple[str, ...]]]:
         """Each word's safe synonyms in this text, keyed by lower-case form and tag (a word
         used as a noun and as a verb in one text gets a synonym for each use)."""
         words = sequence.words
-        tags = self._tagger.tag_words(words, sequence.glue)
+        possible = [self._may_have_synonyms(low) for low in lowered]
+        if not any(possible):  # no need to tag: no word could be replaced, whatever its tag
+            return lowered, [()] * len(lowered)
+        tags = self._tagger.tag_words(words, sequence.glue, needed=possible)
         context: set[str] | None = None
         synonyms: list[tuple[str, ...]] = []
         for position, (low, tag) in enumerate(zip(lowered, tags)):
@@ -295,6 +299,16 @@ class SafeSynonyms:
         if best is not None and not tied and (best is word.most_frequent or best_overlap >= OVERRIDING_OVERLAP):
             return best.synonyms
         return word.most_frequent.synonyms if word.dominant else ()
+
+    def _may_have_synonyms(self, low: str) -> bool:
+        """Whether the word has safe synonyms under some tag (the sentence can only take
+        them away): texts and sentences without such a word need no tagging."""
+        found = self._possible.get(low)
+        if found is None:
+            found = self._possible[low] = any(
+                self._word_senses(low, tag, False) is not None for tag in REPLACEABLE_TAGS
+            )
+        return found
 
     def _word_senses(self, low: str, tag: str, before_particle: bool) -> _WordSenses | None:
         key = (low, tag, before_particle)

@@ -199,22 +199,27 @@ class PatternTagger:
                 padded[i] = [padded[i][0], winner[1]]
         return [tag for _, tag in padded[3:-3]]
 
-    def tag_words(self, words: Sequence[str], glue: Sequence[str]) -> list[str]:
+    def tag_words(
+        self, words: Sequence[str], glue: Sequence[str], needed: Sequence[bool] | None = None
+    ) -> list[str]:
         """One tag per word of a text split into ``words`` and ``glue`` (augkit.text).
 
         Punctuation marks in the glue take part as tokens, as in pattern (rules look at
         them), sentences are tagged one by one, and a word the lexicon does not hold whole
         that ends in a clitic is tagged as pattern's tokenizer splits it ("doesn't" -> "does
-        n't"), taking its first part's tag.
+        n't"), taking its first part's tag. With ``needed`` (a flag per word), sentences
+        without a needed word are not tagged: their words get "" (the others' tags do not
+        change, since each sentence is tagged on its own).
         """
         tags: list[str] = [""] * len(words)
         sentence: list[str] = []
         owners: list[int | None] = []  # word index of each token, None for punctuation
 
         def flush() -> None:
-            for owner, tag in zip(owners, self.tag_sentence(sentence)):
-                if owner is not None and not tags[owner]:
-                    tags[owner] = tag
+            if needed is None or any(needed[owner] for owner in owners if owner is not None):
+                for owner, tag in zip(owners, self.tag_sentence(sentence)):
+                    if owner is not None and not tags[owner]:
+                        tags[owner] = tag
             sentence.clear()
             owners.clear()
 
