@@ -25,6 +25,7 @@ from augkit_eda.stopwords import EDA_STOP_WORDS
 from augkit_eda.synonyms import (
     DEFAULT_MIN_ZIPF,
     SYNONYM_MODES,
+    NoSynonyms,
     SafeSynonyms,
     WordNetAllSynonyms,
 )
@@ -123,7 +124,7 @@ class EDA(augkit.Augmenter):
         self.multiword = multiword
         self.proper_nouns = proper_nouns
         self._stop_words = _stop_word_set(stop_words)
-        self._synonym_source: WordNetAllSynonyms | SafeSynonyms | None = None
+        self._synonym_source: WordNetAllSynonyms | SafeSynonyms | NoSynonyms | None = None
         self._plans: dict[int, list[tuple[Operation, float]]] = {}
 
     def __getstate__(self) -> dict:
@@ -161,6 +162,8 @@ class EDA(augkit.Augmenter):
         source = self._source()
         if isinstance(source, WordNetAllSynonyms):
             return source.of_word(word.lower())
+        if isinstance(source, NoSynonyms):
+            return ()
         prepared = prepare_text(sentence if sentence is not None else word, source)
         key = word.lower()
         for low, found in zip(prepared.lowered, prepared.synonyms):
@@ -168,9 +171,11 @@ class EDA(augkit.Augmenter):
                 return found
         raise ValueError(f"{word!r} is not a word of {sentence!r}")
 
-    def _source(self) -> WordNetAllSynonyms | SafeSynonyms:
+    def _source(self) -> WordNetAllSynonyms | SafeSynonyms | NoSynonyms:
         if self._synonym_source is None:
-            if self.synonyms == "wordnet-all":
+            if not (self.alpha_sr or self.alpha_ri):
+                self._synonym_source = NoSynonyms()
+            elif self.synonyms == "wordnet-all":
                 self._synonym_source = WordNetAllSynonyms(self._stop_words, self.normalize)
             else:
                 self._synonym_source = SafeSynonyms(

@@ -150,6 +150,14 @@ def _excluded(word: str, stop_words: frozenset[str]) -> bool:
     return word in stop_words or any(ch.isdigit() for ch in word)
 
 
+class NoSynonyms:
+    """For EDA without synonym replacement and insertion: swaps and deletions need no
+    synonyms, so none are looked up (and no text is tagged)."""
+
+    def for_words(self, sequence: WordSequence, lowered: list[str]) -> tuple[list[str], list[tuple[str, ...]]]:
+        return lowered, [()] * len(lowered)
+
+
 class WordNetAllSynonyms:
     """Every lemma name of every WordNet synset of a word, in any part of speech: the EDA
     paper's synonyms (``synonyms="wordnet-all"``). A word's synonyms do not depend on its
