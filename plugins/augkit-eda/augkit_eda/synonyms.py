@@ -5,7 +5,7 @@ synonyms. Two sources answer:
 
 - :class:`WordNetAllSynonyms` (``synonyms="wordnet-all"``): every lemma name of every synset
   of the word, in any part of speech, as the EDA paper's code does. "add" may become
-  "attention deficit disorder", "play" "have sex", "book" "Word". Kept so that the paper's
+  "attention deficit disorder", "know" "have sex", "book" "Word". Kept so that the paper's
   baseline stays reproducible (its outputs are frozen in the tests).
 - :class:`SafeSynonyms` (``synonyms="safe"``, the default): the synonyms of the sense the
   sentence means, in the word's part of speech and grammatical form, common enough, without
@@ -126,7 +126,8 @@ OVERRIDING_OVERLAP = 2
 CANDIDATE_SENSE_SHARE = 0.5
 #: Default Zipf frequency floor for candidates (wordfreq: 3.5 is about once in 300,000
 #: words): keeps "purchase", "require" and "assist", drops "hitherto" (3.1), "ascertain"
-#: (3.2), "necessitate" (2.8). Measured on BANKING77 in docs/benchmarks/eda-synonyms.md.
+#: (3.2), "necessitate" (2.8). Chosen on BANKING77 training rows; the result is measured on
+#: other rows in docs/benchmarks/eda-synonyms.md.
 DEFAULT_MIN_ZIPF = 3.5
 #: Lemma names that can replace a word: letters, with inner hyphens or underscores (spaces);
 #: not "ne'er" or "o'er", poetic contractions.
