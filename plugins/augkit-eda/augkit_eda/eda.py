@@ -22,7 +22,14 @@ from augkit_eda.operations import (
     synonym_replacement,
 )
 from augkit_eda.stopwords import EDA_STOP_WORDS
-from augkit_eda.wordnet import default_lexicon
+from augkit_eda.synonyms import (
+    DEFAULT_MIN_ZIPF,
+    SYNONYM_MODES,
+    NoSynonyms,
+    SafeSynonyms,
+    WordNetAllSynonyms,
+)
+from augkit_eda.tagging import tagger_available
 
 #: After the reference's planned candidates, extra random operations tried per missing
 #: output before returning fewer than ``n`` (short texts have few distinct edits).
@@ -33,6 +40,8 @@ MAX_CACHED_PLAN_WORDS = 256
 Operation = Callable[[PreparedText, random.Random, float], WordSequence]
 _NOT_LOWER_LETTER = re.compile(r"[^a-z ]")
 _SPACES = re.compile(r" +")
+#: Parameters of the safe synonyms only, with their defaults.
+_SAFE_ONLY = {"min_zipf": DEFAULT_MIN_ZIPF, "multiword": False, "proper_nouns": False}
 
 
 class EDA(augkit.Augmenter):
@@ -44,6 +53,13 @@ class EDA(augkit.Augmenter):
     candidates per operation are shuffled and cut to ``n``. Stop words are never replaced or
     used for insertion, nor are words containing digits. Casing, punctuation and spacing are
     kept unless ``normalize`` is set.
+
+    By default (``synonyms="safe"``) a word is replaced, and insertions are drawn, only with
+    synonyms of the sense its sentence means, in its part of speech and grammatical form,
+    common English single words: "I was charged twice" may become "I was billed twice", never
+    "I was bill twice"; "add" never becomes "attention deficit disorder". Words with no such
+    synonym are left alone. ``synonyms="wordnet-all"`` is the paper's behaviour: every lemma of
+    every WordNet synset of the word.
 
     Parameters
     ----------
@@ -61,6 +77,19 @@ class EDA(augkit.Augmenter):
     stop_words : list of str, optional
         Words never replaced nor used for insertion; default: the EDA paper's list. A
         string is read as a comma-separated list.
+    synonyms : str
+        Where synonyms come from. "safe" (default): the sense the sentence means (gloss overlap,
+        WordNet sense frequencies), same part of speech (TextBlob's tagger: pip install
+        'augkit-eda[tagger]') and form, common single words, no proper nouns. "wordnet-all":
+        every lemma of every WordNet synset, any part of speech, as in the EDA paper.
+    min_zipf : float
+        synonyms="safe" only: a synonym must be at least this common in English (Zipf
+        frequency from wordfreq; 3.5 is about once in 300,000 words, 3 once in a million).
+    multiword : bool
+        synonyms="safe" only: also use multiword lemmas ("credit card", "get hold of").
+    proper_nouns : bool
+        synonyms="safe" only: also use capitalised lemmas and proper-noun senses ("Word" for
+        "book"), and replace words that WordNet also knows as acronyms ("PIN").
     """
 
     name = "eda"
@@ -73,25 +102,38 @@ class EDA(augkit.Augmenter):
         p_rd: float = 0.1,
         normalize: bool = False,
         stop_words: Iterable[str] | str | None = None,
+        synonyms: str = "safe",
+        min_zipf: float = DEFAULT_MIN_ZIPF,
+        multiword: bool = False,
+        proper_nouns: bool = False,
     ):
         for name, value in (("alpha_sr", alpha_sr), ("alpha_ri", alpha_ri), ("alpha_rs", alpha_rs), ("p_rd", p_rd)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
                 raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
         if not any((alpha_sr, alpha_ri, alpha_rs, p_rd)):
             raise ValueError("at least one of alpha_sr, alpha_ri, alpha_rs, p_rd must be above 0")
+        _check_synonym_options(synonyms, min_zipf, multiword, proper_nouns)
         self.alpha_sr = alpha_sr
         self.alpha_ri = alpha_ri
         self.alpha_rs = alpha_rs
         self.p_rd = p_rd
         self.normalize = normalize
         self.stop_words = stop_words
+        self.synonyms = synonyms
+        self.min_zipf = min_zipf
+        self.multiword = multiword
+        self.proper_nouns = proper_nouns
         self._stop_words = _stop_word_set(stop_words)
-        self._synonym_cache: dict[str, tuple[str, ...]] = {}
+        self._synonym_source: WordNetAllSynonyms | SafeSynonyms | NoSynonyms | None = None
         self._plans: dict[int, list[tuple[Operation, float]]] = {}
+
+    def __getstate__(self) -> dict:
+        # The synonym source holds the WordNet lexicon and the tagger: rebuilt where unpickled.
+        return {**self.__dict__, "_synonym_source": None}
 
     def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
         source = normalize_like_reference(text) if self.normalize else text
-        prepared = prepare_text(source, self._synonym_cache, self._synonyms_of_lowered)
+        prepared = prepare_text(source, self._source())
         if not prepared.lowered or n <= 0:
             return []
         word_count = len(prepared.lowered)
@@ -109,31 +151,37 @@ class EDA(augkit.Augmenter):
         )
         return first_distinct(source, outputs, n)
 
-    def synonyms(self, word: str) -> tuple[str, ...]:
-        """The synonyms EDA may use for ``word``: WordNet lemma names of all its synsets,
-        without the word itself; none for stop words and words with digits."""
-        return self._synonyms_of_lowered(word.lower())
+    def synonyms_of(self, word: str, sentence: str | None = None) -> tuple[str, ...]:
+        """The synonyms EDA may use for ``word`` (its first occurrence in ``sentence``; by
+        default the word alone). In the safe mode they depend on the sentence, which decides
+        the word's part of speech and sense; none for stop words and words with digits.
 
-    def _synonyms_of_lowered(self, key: str) -> tuple[str, ...]:
-        try:
-            return self._synonym_cache[key]
-        except KeyError:
-            found = self._synonym_cache[key] = self._find_synonyms(key)
-            return found
-
-    def _find_synonyms(self, key: str) -> tuple[str, ...]:
-        if key in self._stop_words or any(ch.isdigit() for ch in key):
+        >>> EDA().synonyms_of("charged", "Why was I charged for a payment to this service?")
+        ('billed',)
+        """
+        source = self._source()
+        if isinstance(source, WordNetAllSynonyms):
+            return source.of_word(word.lower())
+        if isinstance(source, NoSynonyms):
             return ()
-        found: dict[str, None] = {}
-        for name in default_lexicon().lemma_names(key):
-            if self.normalize:  # the reference's letters-only, lower-case synonyms
-                synonym = _NOT_LOWER_LETTER.sub("", name.replace("_", " ").replace("-", " ").lower())
-                synonym = _SPACES.sub(" ", synonym).strip()
+        prepared = prepare_text(sentence if sentence is not None else word, source)
+        key = word.lower()
+        for low, found in zip(prepared.lowered, prepared.synonyms):
+            if low == key:
+                return found
+        raise ValueError(f"{word!r} is not a word of {sentence!r}")
+
+    def _source(self) -> WordNetAllSynonyms | SafeSynonyms | NoSynonyms:
+        if self._synonym_source is None:
+            if not (self.alpha_sr or self.alpha_ri):
+                self._synonym_source = NoSynonyms()
+            elif self.synonyms == "wordnet-all":
+                self._synonym_source = WordNetAllSynonyms(self._stop_words, self.normalize)
             else:
-                synonym = name.replace("_", " ")
-            if synonym and synonym.lower() != key:
-                found[synonym] = None
-        return tuple(found)
+                self._synonym_source = SafeSynonyms(
+                    self._stop_words, self.normalize, self.min_zipf, self.multiword, self.proper_nouns
+                )
+        return self._synonym_source
 
     def _operations(self, word_count: int) -> list[tuple[Operation, float]]:
         """The enabled operations with their strength for a text of ``word_count`` words:
@@ -164,6 +212,24 @@ def normalize_like_reference(text: str) -> str:
 
 def _unchanged(text: str) -> str:
     return text
+
+
+def _check_synonym_options(synonyms: str, min_zipf: float, multiword: bool, proper_nouns: bool) -> None:
+    if synonyms not in SYNONYM_MODES:
+        valid = ", ".join(repr(mode) for mode in SYNONYM_MODES)
+        raise ValueError(f"unknown synonyms {synonyms!r}; valid: {valid}")
+    if isinstance(min_zipf, bool) or not isinstance(min_zipf, (int, float)) or not 0 <= min_zipf <= 8:
+        raise ValueError(f"min_zipf must be a Zipf frequency in [0, 8], got {min_zipf!r}")
+    given = {"min_zipf": min_zipf, "multiword": multiword, "proper_nouns": proper_nouns}
+    changed = [name for name, default in _SAFE_ONLY.items() if given[name] != default]
+    if synonyms != "safe" and changed:
+        raise ValueError(f"{', '.join(changed)} only apply to synonyms='safe', not {synonyms!r}")
+    if synonyms == "safe" and not tagger_available():
+        raise ValueError(
+            "synonyms='safe' tags parts of speech with TextBlob's English tagger, which is not "
+            "installed: pip install 'augkit-eda[tagger]' (or pass synonyms='wordnet-all', the "
+            "EDA paper's synonyms)"
+        )
 
 
 def _stop_word_set(stop_words: Iterable[str] | str | None) -> frozenset[str]:

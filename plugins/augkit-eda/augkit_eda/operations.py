@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from augkit.text import WordSequence, delete_words, insert_word, match_case, split_words
 
@@ -25,24 +25,33 @@ class PreparedText:
     sequence: WordSequence
     lowered: list[str]
     synonyms: list[tuple[str, ...]]
-    #: Distinct lower-case words that have synonyms, in order of first appearance.
+    #: What synonym replacement groups words by (every word with the same key gets the same
+    #: synonym): the lower-case form, or form and part of speech for the safe synonyms.
+    keys: list[str] = field(default=None)  # type: ignore[assignment]  # default: ``lowered``
+    #: Distinct keys of words that have synonyms, in order of first appearance.
     replaceable: list[str] = field(init=False)
     synonyms_of: dict[str, tuple[str, ...]] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.synonyms_of = {low: syns for low, syns in zip(self.lowered, self.synonyms) if syns}
+        if self.keys is None:
+            self.keys = self.lowered
+        self.synonyms_of = {key: syns for key, syns in zip(self.keys, self.synonyms) if syns}
         self.replaceable = list(self.synonyms_of)
 
 
-def prepare_text(
-    text: str, known: dict[str, tuple[str, ...]], look_up: Callable[[str], tuple[str, ...]]
-) -> PreparedText:
-    """Split ``text`` and find each word's synonyms (by its lower-case form) in ``known``,
-    calling ``look_up`` for words not there yet (it is expected to add them)."""
+class SynonymSource(Protocol):
+    """Gives each word of a text its synonyms (see :mod:`augkit_eda.synonyms`)."""
+
+    def for_words(self, sequence: WordSequence, lowered: list[str]) -> tuple[list[str], list[tuple[str, ...]]]:
+        """(grouping key per word, synonyms per word) for a text's words."""
+
+
+def prepare_text(text: str, source: SynonymSource) -> PreparedText:
+    """Split ``text`` and find each word's synonyms with ``source``."""
     sequence = split_words(text)
     lowered = [word.lower() for word in sequence.words]
-    synonyms = [known[low] if low in known else look_up(low) for low in lowered]
-    return PreparedText(sequence, lowered, synonyms)
+    keys, synonyms = source.for_words(sequence, lowered)
+    return PreparedText(sequence, lowered, synonyms, keys)
 
 
 def _index(rng: random.Random, size: int) -> int:
@@ -63,16 +72,17 @@ def pick_distinct(items: list, rng: random.Random, count: int) -> list:
 
 def synonym_replacement(text: PreparedText, rng: random.Random, count: int) -> WordSequence:
     """Replace ``count`` distinct words (among those with synonyms) by a random synonym
-    each; every occurrence of a chosen word changes, keeping each occurrence's casing."""
+    each; every occurrence of a chosen word (every word with its key) changes, keeping each
+    occurrence's casing."""
     if not text.replaceable:
         return text.sequence.copy()
     chosen = {}
-    for form in pick_distinct(text.replaceable, rng, count):
-        options = text.synonyms_of[form]
-        chosen[form] = options[_index(rng, len(options))]
+    for key in pick_distinct(text.replaceable, rng, count):
+        options = text.synonyms_of[key]
+        chosen[key] = options[_index(rng, len(options))]
     words = [
-        match_case(word, chosen[low]) if low in chosen else word
-        for word, low in zip(text.sequence.words, text.lowered)
+        match_case(word, chosen[key]) if key in chosen else word
+        for word, key in zip(text.sequence.words, text.keys)
     ]
     return WordSequence(words, list(text.sequence.glue))
 

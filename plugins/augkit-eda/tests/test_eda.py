@@ -15,6 +15,7 @@ def test_registered_with_the_papers_defaults():
     assert entry.plugin.distribution == "augkit-eda"
     assert {p.name: p.default for p in entry.cls.parameters()} == {
         "alpha_sr": 0.1, "alpha_ri": 0.1, "alpha_rs": 0.1, "p_rd": 0.1, "normalize": False, "stop_words": None,
+        "synonyms": "safe", "min_zipf": 3.5, "multiword": False, "proper_nouns": False,
     }
 
 
@@ -23,10 +24,16 @@ def test_texts_without_words_yield_nothing(text):
     assert EDA().augment(text, 4, random.Random(0)) == []
 
 
-def test_one_word_text():
-    out = EDA().augment("refund", 4, random.Random(0))
-    assert out and "refund" not in out
+@pytest.mark.parametrize("synonyms, word", [("safe", "buy"), ("wordnet-all", "refund")])
+def test_one_word_text(synonyms, word):
+    out = EDA(synonyms=synonyms).augment(word, 4, random.Random(0))
+    assert out and word not in out
     assert all(o.strip() for o in out)
+
+
+def test_one_word_text_without_a_safe_synonym_yields_nothing():
+    # "refund" has one usual sense, and no other lemma in it; swap and deletion need two words.
+    assert EDA().augment("refund", 4, random.Random(0)) == []
 
 
 def test_words_without_synonyms_are_still_swapped_and_deleted():

@@ -20,16 +20,18 @@ from augkit_eda.operations import (
     synonym_replacement,
 )
 from augkit_eda.stopwords import EDA_STOP_WORDS
+from augkit_eda.synonyms import SafeSynonyms
 
 VOCABULARY = ["I", "lost", "my", "card", "Why", "is", "the", "top-up", "pending", "can't", "exchange",
               "rate", "Transfer", "money", "to", "account", "PIN", "blocked", "refund", "2", "ATM", "café"]
 SYMBOLS = [",", ".", "?", "!", "😀", "€", "(", ")"]
 SENTENCES = st.lists(st.sampled_from(VOCABULARY + SYMBOLS), min_size=0, max_size=30).map(" ".join)
 EDA_DEFAULT = EDA()
+SOURCE = SafeSynonyms(EDA_STOP_WORDS)
 
 
 def prepare(text: str) -> PreparedText:
-    return prepare_text(text, {}, EDA_DEFAULT.synonyms)
+    return prepare_text(text, SOURCE)
 
 
 def symbols(sequence: WordSequence) -> str:
@@ -65,12 +67,12 @@ def test_synonym_replacement_changes_only_content_words_into_their_synonyms(text
     before = prepared.sequence
     assert after.glue == before.glue and len(after.words) == len(before.words)
     replaced: dict[str, set[str]] = {}
-    for old, new in zip(before.words, after.words):
+    for position, (old, new) in enumerate(zip(before.words, after.words)):
         if old != new:
             assert old.lower() not in EDA_STOP_WORDS
             assert not any(ch.isdigit() for ch in old)
-            assert new.lower() in {s.lower() for s in EDA_DEFAULT.synonyms(old)}
-            replaced.setdefault(old.lower(), set()).add(new.lower())
+            assert new.lower() in {s.lower() for s in prepared.synonyms[position]}
+            replaced.setdefault(prepared.keys[position], set()).add(new.lower())
     assert all(len(v) == 1 for v in replaced.values())  # every occurrence gets the same synonym
     assert len(replaced) <= count
 
@@ -80,13 +82,13 @@ def test_insertion_adds_count_synonyms_of_words_in_the_text(text, seed, count):
     prepared = prepare(text)
     after = random_insertion(prepared, random.Random(seed), count)
     before = prepared.sequence
-    eligible = [w for w in before.words if EDA_DEFAULT.synonyms(w)]
+    eligible = [syns for syns in prepared.synonyms if syns]
     if not eligible:
         assert join_words(after) == text
         return
     added = Counter(after.words) - Counter(before.words)
     assert sum(added.values()) == count
-    assert set(added) <= {s for w in eligible for s in EDA_DEFAULT.synonyms(w)}
+    assert set(added) <= {s for syns in eligible for s in syns}
     assert symbols(after) == symbols(before)
 
 

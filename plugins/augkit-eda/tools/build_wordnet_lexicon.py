@@ -2,10 +2,15 @@
 
 Why a derived lexicon: NLTK's WordNet reader needs a prepared data folder (which a fresh
 machine does not have, and ``nltk.download`` needs the network) and takes seconds to load
-its index. EDA only needs "which synsets contain this lemma" and "which lemma names does a
-synset have", plus WordNet's morphological exception lists. This script extracts exactly
-that from Princeton's database files (Debian package ``wordnet-base``), so the plugin ships a
-small gzipped JSON file under WordNet's licence and loads it in a fraction of a second.
+its index. EDA's original synonyms only need "which synsets contain this lemma" and "which
+lemma names does a synset have", plus WordNet's morphological exception lists. Its safe
+synonyms (``synonyms="safe"``) also need, to pick the sense a sentence means and to keep
+rare words out: how often each sense of a lemma was seen in WordNet's sense-tagged corpus
+(``index.sense``), each synset's gloss words, and how common each lemma name is in English
+(its Zipf frequency from the ``wordfreq`` package, 3.x, whose data is frozen). This script
+extracts exactly that from Princeton's database files (Debian package ``wordnet-base``), so
+the plugin ships a small gzipped JSON file under WordNet's licence and loads it in a
+fraction of a second.
 
 The output is byte-for-byte reproducible (sorted keys, gzip mtime 0), and the test suite
 rebuilds it from ``/usr/share/wordnet`` and compares it with the shipped file.
@@ -22,19 +27,47 @@ import argparse
 import gzip
 import io
 import json
+import math
 import re
 from pathlib import Path
 
+from augkit_eda.stopwords import EDA_STOP_WORDS
+from augkit_eda.wordnet import WordNetLexicon
+
 #: WordNet file suffix for each part of speech, in the order NLTK's ``synsets`` visits them.
 POS_FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 #: Adjective lemmas may carry a syntactic marker such as ``(a)``, ``(p)`` or ``(ip)``.
 SYNTACTIC_MARKER = re.compile(r"\([a-z]+\)$")
+#: ``index.sense`` synset types: 5 is an adjective satellite, listed with adjectives.
+SENSE_KEY_POS = {"1": "n", "2": "v", "3": "a", "4": "r", "5": "a"}
+#: Words of a gloss: lower-case letters with inner hyphens (contractions such as "i'm" in
+#: the examples are not content words).
+GLOSS_WORD = re.compile(r"(?<!['a-z-])[a-z]+(?:-[a-z]+)*(?!['a-z-])")
+#: Words that WordNet's definitions use for every kind of sense ("a person who...", "the act
+#: of...", "cause to become..."): they say nothing about which sense a sentence means, so,
+#: like EDA's stop words, they are left out of the gloss words.
+GLOSS_FILLER = frozenset(
+    """something someone somebody used use especially usually often etc e g one thing person
+    people act state quality make cause become get give take put way manner also kind
+    sort part may go come have do keep let set"""
+    .split()
+)
+#: Gloss words at least this common in English (Zipf 5.7, once in 2,000 words: "go", "see",
+#: "time", "work", "want") are left out too: they turn up in glosses and requests of every
+#: topic, so sharing one says nothing about the sense ("money", 5.6, stays).
+COMMON_WORD_ZIPF = 5.7
+#: Lemma names rarer than this Zipf frequency (once per 10 million words) are not stored
+#: (read as 0): EDA's default floor is far above, and the 26,000 rarer names (mostly
+#: multiword) would add 150 kB. Stored values are cut (not rounded) to one decimal, so a
+#: floor with one decimal compares exactly as with wordfreq's own value.
+STORED_ZIPF_FLOOR = 2.0
 
 
-def read_data_file(path: Path) -> dict[int, list[str]]:
-    """Map each synset offset in a ``data.*`` file to its lemma names, in file order."""
-    synsets: dict[int, list[str]] = {}
+def read_data_file(path: Path) -> dict[int, tuple[list[str], str]]:
+    """Map each synset offset in a ``data.*`` file to its lemma names, in file order, and
+    its gloss (definition and examples)."""
+    synsets: dict[int, tuple[list[str], str]] = {}
     with path.open(encoding="utf-8") as handle:
         for line in handle:
             if line.startswith("  "):  # licence header
@@ -43,7 +76,8 @@ def read_data_file(path: Path) -> dict[int, list[str]]:
             offset = int(fields[0])
             word_count = int(fields[3], 16)
             names = [SYNTACTIC_MARKER.sub("", fields[4 + 2 * i]) for i in range(word_count)]
-            synsets[offset] = names
+            gloss = line.split(" | ", 1)[1].strip() if " | " in line else ""
+            synsets[offset] = (names, gloss)
     return synsets
 
 
@@ -72,6 +106,59 @@ def read_exceptions(path: Path) -> dict[str, list[str]]:
     return exceptions
 
 
+def read_sense_counts(path: Path) -> dict[tuple[str, str, int], int]:
+    """How often each (part of speech, lemma, synset offset) sense was tagged in WordNet's
+    semantic concordance (``index.sense``: ``sense_key offset sense_number tag_count``)."""
+    counts: dict[tuple[str, str, int], int] = {}
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            sense_key, offset, _, tag_count = line.split()
+            lemma, lexical = sense_key.split("%", 1)
+            counts[(SENSE_KEY_POS[lexical[0]], lemma, int(offset))] = int(tag_count)
+    return counts
+
+
+def gloss_words(lexicon: WordNetLexicon, names: list[str], gloss: str, common: set[str]) -> list[str]:
+    """A synset's words for gloss overlap: the content words of its definition and examples
+    and of its lemma names, each as :meth:`WordNetLexicon.gloss_key` (a base form), without
+    stop words, definition filler and ``common`` words, in order of appearance."""
+    text = " ".join([gloss.lower(), *(name.replace("_", " ").lower() for name in names)])
+    keys: dict[str, None] = {}
+    for word in GLOSS_WORD.findall(text):
+        key = lexicon.gloss_key(word)
+        if not {word, key} & (EDA_STOP_WORDS | GLOSS_FILLER | common):
+            keys[key] = None
+    return list(keys)
+
+
+def common_words(texts: list[str]) -> set[str]:
+    """The words of ``texts`` at least as common as ``COMMON_WORD_ZIPF`` (wordfreq)."""
+    from wordfreq import zipf_frequency
+
+    words = {word for text in texts for word in GLOSS_WORD.findall(text.lower())}
+    return {word for word in words if zipf_frequency(word, "en") >= COMMON_WORD_ZIPF}
+
+
+def zipf_frequencies(names: set[str]) -> dict[str, float]:
+    """Zipf frequency (log10 of occurrences per billion words) in English of each lemma name
+    (lower case, ``_`` for spaces), from ``wordfreq``; names below the stored floor left out."""
+    from wordfreq import zipf_frequency
+
+    found = {}
+    for name in names:
+        zipf = math.floor(zipf_frequency(name.replace("_", " "), "en") * 10 + 1e-9) / 10
+        if zipf >= STORED_ZIPF_FLOOR:
+            found[name] = zipf
+    return found
+
+
+def tagged_synsets(counts: dict[tuple[str, str, int], int], synset_ids: dict[tuple[str, int], int]) -> set[int]:
+    """Synsets that some lemma was tagged with at least once: the only senses the safe
+    synonyms choose between by gloss overlap (an untagged sense is never a candidate sense
+    of a word with tagged senses, and a word without any is used only when it has one sense)."""
+    return {synset_ids[(pos, offset)] for (pos, _, offset), count in counts.items() if count > 0}
+
+
 def build_lexicon(wordnet_dir: Path) -> dict:
     """Assemble the lexicon as line-oriented text blocks (fast to split at load time).
 
@@ -79,16 +166,26 @@ def build_lexicon(wordnet_dir: Path) -> dict:
       number is the synset id.
     - ``index[pos]``: one line per lemma, ``lemma id id ...`` in WordNet's sense order.
     - ``exceptions[pos]``: one line per irregular form, ``form base base ...``.
+    - ``sense_counts[pos]``: for lemmas with a tagged sense, ``lemma count count ...``, one
+      count per synset of the index line, in the same order (trailing zeros left out).
+    - ``glosses``: one line per synset (same numbering), its gloss words (:func:`gloss_words`);
+      empty for synsets never tagged in the concordance (:func:`tagged_synsets`).
+    - ``zipf``: one line per lemma name at least as common as ``STORED_ZIPF_FLOOR``,
+      ``name zipf`` (lower case, ``_`` for spaces, one decimal).
     """
     synset_ids: dict[tuple[str, int], int] = {}
     synset_lines: list[str] = []
+    synset_glosses: list[str] = []
     index: dict[str, str] = {}
     exceptions: dict[str, str] = {}
+    sense_counts: dict[str, str] = {}
+    counts = read_sense_counts(wordnet_dir / "index.sense")
     for pos, suffix in POS_FILES.items():
         data = read_data_file(wordnet_dir / f"data.{suffix}")
         for offset in sorted(data):
             synset_ids[(pos, offset)] = len(synset_lines)
-            synset_lines.append(" ".join(data[offset]))
+            synset_lines.append(" ".join(data[offset][0]))
+            synset_glosses.append(data[offset][1])
         lemma_index = read_index_file(wordnet_dir / f"index.{suffix}")
         index[pos] = "\n".join(
             " ".join([lemma, *(str(synset_ids[(pos, offset)]) for offset in offsets)])
@@ -98,12 +195,34 @@ def build_lexicon(wordnet_dir: Path) -> dict:
         exceptions[pos] = "\n".join(
             " ".join([form, *bases]) for form, bases in sorted(exception_map.items())
         )
+        count_lines = []
+        for lemma, offsets in sorted(lemma_index.items()):
+            lemma_counts = [counts.get((pos, lemma, offset), 0) for offset in offsets]
+            while lemma_counts and not lemma_counts[-1]:
+                lemma_counts.pop()
+            if lemma_counts:
+                count_lines.append(" ".join([lemma, *map(str, lemma_counts)]))
+        sense_counts[pos] = "\n".join(count_lines)
+    lexicon = WordNetLexicon.from_blocks(synset_lines, index, exceptions)
+    tagged = tagged_synsets(counts, synset_ids)
+    common = common_words([synset_glosses[synset_id] for synset_id in sorted(tagged)])
+    common |= {lexicon.gloss_key(word) for word in common}
+    glosses = [
+        " ".join(gloss_words(lexicon, names.split(" "), gloss, common)) if synset_id in tagged else ""
+        for synset_id, (names, gloss) in enumerate(zip(synset_lines, synset_glosses))
+    ]
+    names = {name.lower() for line in synset_lines for name in line.split(" ")}
+    zipf = zipf_frequencies(names)
     return {
         "format": FORMAT_VERSION,
-        "source": "Princeton WordNet 3.0 database files (data.*, index.*, *.exc)",
+        "source": "Princeton WordNet 3.0 database files (data.*, index.*, index.sense, *.exc); "
+        "Zipf frequencies from wordfreq 3",
         "synsets": "\n".join(synset_lines),
         "index": index,
         "exceptions": exceptions,
+        "sense_counts": sense_counts,
+        "glosses": "\n".join(glosses),
+        "zipf": "\n".join(f"{name} {zipf[name]:g}" for name in sorted(zipf)),
     }
 
 
