@@ -79,8 +79,8 @@ class EDA(augkit.Augmenter):
         string is read as a comma-separated list.
     synonyms : str
         Where synonyms come from. "safe" (default): the sense the sentence means (gloss overlap,
-        WordNet sense frequencies), same part of speech (TextBlob's tagger: pip install
-        'augkit-eda[tagger]') and form, common single words, no proper nouns. "wordnet-all":
+        WordNet sense frequencies), same part of speech (TextBlob's tagger, a dependency)
+        and form, common single words, no proper nouns. "wordnet-all":
         every lemma of every WordNet synset, any part of speech, as in the EDA paper.
     min_zipf : float
         synonyms="safe" only: a synonym must be at least this common in English (Zipf
@@ -227,7 +227,7 @@ def _check_synonym_options(synonyms: str, min_zipf: float, multiword: bool, prop
     if synonyms == "safe" and not tagger_available():
         raise ValueError(
             "synonyms='safe' tags parts of speech with TextBlob's English tagger, which is not "
-            "installed: pip install 'augkit-eda[tagger]' (or pass synonyms='wordnet-all', the "
+            "installed: pip install textblob (or pass synonyms='wordnet-all', the "
             "EDA paper's synonyms)"
         )
 

@@ -12,7 +12,7 @@ importing ``textblob`` imports NLTK and numpy (2.6 s here), and TextBlob's rule 
 all 290 rules on every word (600 us a sentence, longer than all of EDA). Applied here, a
 rule is only tried on words whose tag it can change: the same tags (a test compares them
 with TextBlob's on real sentences) at about 30 us a sentence. TextBlob must be installed
-(``pip install 'augkit-eda[tagger]'``): its files are found without importing it.
+(``pip install textblob``): its files are found without importing it.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def textblob_data_dir() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise ModuleNotFoundError(
             "synonyms='safe' tags parts of speech with TextBlob's English tagger, which is not "
-            "installed: pip install 'augkit-eda[tagger]' (or use synonyms='wordnet-all', the "
+            "installed: pip install textblob (or use synonyms='wordnet-all', the "
             "EDA paper's synonyms, which needs no tagger)"
         )
     return Path(next(iter(spec.submodule_search_locations))) / "en"
