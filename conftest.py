@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -73,6 +74,20 @@ def banking77_workbook_with_sheet(shared_data: Path, target: Path, rows: Iterabl
                 sheet.write(("".join(batch) + "</sheetData></worksheet>").encode("utf-8"))
     seed.unlink()
     return target
+
+
+# Plugin tests reach these helpers as fixtures: `from conftest import ...` in a plugin's
+# tests may find another plugin's conftest module, collected under the same name.
+@pytest.fixture(scope="session")
+def loaded_by_import():
+    """:func:`modules_loaded_by_import`, for plugin tests."""
+    return modules_loaded_by_import
+
+
+@pytest.fixture(scope="session")
+def workbook_with_sheet(shared_data):
+    """:func:`banking77_workbook_with_sheet` on the shared data: ``(target, rows, numbered=True)``."""
+    return functools.partial(banking77_workbook_with_sheet, shared_data)
 
 
 @pytest.fixture(scope="session")

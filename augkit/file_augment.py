@@ -12,7 +12,6 @@ only the text and label columns.
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path

@@ -13,7 +13,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import read_lines
 
 ROWS = 3000
 

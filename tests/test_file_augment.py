@@ -5,7 +5,6 @@ same arguments; Ctrl-C says how to resume."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys

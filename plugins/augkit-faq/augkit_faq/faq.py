@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,12 +45,18 @@ SEMANTIC_COLUMN = "augkit_semantic"
 INTEGRITY_COLUMN = "augkit_label_integrity"
 RANK_COLUMN = "augkit_rank"
 #: A candidate's fate, in the order of the steps that decide it.
-STATUSES = ("duplicate", "low_similarity", "other_question_nearer", "beyond_n", "accepted")
+STATUSES = ("duplicate", "meaning_changed", "low_similarity", "other_question_nearer", "beyond_n", "accepted")
 CANDIDATE_COLUMNS = (
-    "candidate_id", "source", "question", "candidate", "semantic", "label_integrity",
+    "candidate_id", "source", "question", "candidate", "meaning_change", "semantic", "label_integrity",
     "nearest_question", "status", "rank",
 )
 DEFAULT_MIN_SIMILARITY = 0.8
+#: Model-free screens run on the unique candidates before step (a): a paraphrase that adds or
+#: loses a negation, changes a number, date or time, or loses a name, link or quoted string
+#: (augkit's label-safety filters) answers another question. Not in the thesis, whose step
+#: (a) accepted "an image in Google Documents" -> "a non-Google Docs image" at similarity
+#: 0.92; ``screens=()`` reproduces its selection exactly.
+DEFAULT_SCREENS = ("negation", "numbers", "entities")
 
 
 @dataclass
@@ -95,6 +101,7 @@ def paraphrase_faq(
     encoder: str | None = None,
     device: str = "cpu",
     progress: bool = False,
+    screens: Sequence[str] = DEFAULT_SCREENS,
 ) -> FaqResult:
     """Augment an FAQ with paraphrases of its questions that keep their answers.
 
@@ -117,6 +124,10 @@ def paraphrase_faq(
         Candidates asked per question, and the model's sampling (thesis: 40, 120, 0.98, 256).
     min_similarity : float
         Step (a): lowest cosine similarity to the question (thesis: 4.0 of 5, 0.8).
+    screens : sequence of str
+        Filters that drop, before step (a), a candidate whose meaning plainly changed
+        (:data:`DEFAULT_SCREENS`: negation, numbers, entities); the candidates table says
+        which and why (``meaning_change``). ``()`` gives the thesis' selection exactly.
     encoder : str, optional
         Sentence-transformers model for both steps; None is all-MiniLM-L6-v2 (offline).
     device : str
@@ -139,6 +150,7 @@ def paraphrase_faq(
     semantic = SemanticFilter(min=min_similarity, max=1.0, model=encoder, device=device)
     integrity = LabelIntegrityFilter(strict=True, model=encoder, device=device)
     chosen_generator = resolve_generator(generator, top_k=top_k, top_p=top_p, max_length=max_length, device=device)
+    screening = _screens(screens)
 
     sources = questions.to_paraphrase
     texts = [questions.text[row] for row in sources]
@@ -156,7 +168,7 @@ def paraphrase_faq(
             records.append(record)
             if processed.duplicate:
                 record["status"] = "duplicate"
-            else:
+            elif not _meaning_changed(record, text, screening):
                 unique.append(Candidate(processed.text, METHOD_NAME, {"record": record}))
         unique_rows.append(unique)
 
@@ -181,9 +193,34 @@ def paraphrase_faq(
 def _record(candidate_id: int, source: Any, question: str, text: str) -> dict[str, Any]:
     return {
         "candidate_id": candidate_id, "source": source, "question": question, "candidate": text,
-        "semantic": float("nan"), "label_integrity": float("nan"), "nearest_question": None,
+        "meaning_change": None, "semantic": float("nan"), "label_integrity": float("nan"), "nearest_question": None,
         "status": None, "rank": None,
     }
+
+
+def _screens(names: Sequence[str]) -> list[Any]:
+    """The screen filters, built by name through the registry (a bad name lists the filters)."""
+    from augkit.plugins import get_registry
+
+    if isinstance(names, str):
+        raise InvalidParameterError(f"screens must be a sequence of filter names, e.g. {list(DEFAULT_SCREENS)}, got {names!r}")
+    registry = get_registry()
+    filters = [registry.create_filter(name) for name in names]
+    unexplained = [f.name for f in filters if not hasattr(f, "explain")]
+    if unexplained:
+        raise InvalidParameterError(f"screens must say why they drop a candidate (explain()); {', '.join(unexplained)} does not")
+    return filters
+
+
+def _meaning_changed(record: dict[str, Any], question: str, screening: list[Any]) -> bool:
+    """Whether a screen drops the candidate; if so its record says which and why."""
+    for screen in screening:
+        reason = screen.explain(question, record["candidate"])
+        if reason:
+            record["status"] = "meaning_changed"
+            record["meaning_change"] = f"{screen.name}: {reason}"
+            return True
+    return False
 
 
 def _note_scores(unique_rows, after_semantic, after_integrity) -> None:
@@ -271,7 +308,8 @@ def _summary(questions: FaqQuestions, candidates: Any, generator_name: str) -> d
     status = candidates["status"].value_counts().to_dict()
     generated = len(candidates)
     unique = generated - status.get("duplicate", 0)
-    after_semantic = unique - status.get("low_similarity", 0)
+    meaning_kept = unique - status.get("meaning_changed", 0)
+    after_semantic = meaning_kept - status.get("low_similarity", 0)
     after_integrity = after_semantic - status.get("other_question_nearer", 0)
     return {
         "generator": generator_name,
@@ -280,6 +318,7 @@ def _summary(questions: FaqQuestions, candidates: Any, generator_name: str) -> d
         "paraphrased": len(questions.to_paraphrase),
         "generated": generated,
         "unique": unique,
+        "meaning_kept": meaning_kept,
         "after_semantic": after_semantic,
         "after_integrity": after_integrity,
         "accepted": status.get("accepted", 0),

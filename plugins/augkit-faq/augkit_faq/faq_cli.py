@@ -10,7 +10,7 @@ import argparse
 import sys
 import time
 
-from augkit_faq.faq import DEFAULT_MIN_SIMILARITY
+from augkit_faq.faq import DEFAULT_MIN_SIMILARITY, DEFAULT_SCREENS
 from augkit_faq.generators import (
     DEFAULT_GENERATOR,
     DEFAULT_MAX_LENGTH,
@@ -50,6 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-length", type=int, default=DEFAULT_MAX_LENGTH, help=f"model sampling: most tokens per candidate (default: {DEFAULT_MAX_LENGTH})")
     parser.add_argument("--min-similarity", type=float, default=DEFAULT_MIN_SIMILARITY,
                         help=f"selection step (a): lowest similarity to the question (default: {DEFAULT_MIN_SIMILARITY})")
+    parser.add_argument("--screens", default=",".join(DEFAULT_SCREENS), metavar="FILTER[,FILTER...]",
+                        help="filters that drop candidates whose meaning plainly changed, before step (a) "
+                             f"(default: {','.join(DEFAULT_SCREENS)}; 'none' gives the thesis' selection exactly)")
     parser.add_argument("--encoder", default=None, help="sentence-transformers model of both steps (default: all-MiniLM-L6-v2, packaged)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default: cpu)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
@@ -81,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
         frame, args.question_column, args.answer_column, n=args.n, generator=args.generator, seed=args.seed,
         num_return=args.num_return, top_k=args.top_k, top_p=args.top_p, max_length=args.max_length,
         min_similarity=args.min_similarity, encoder=args.encoder, device=args.device, progress=progress,
+        screens=parse_screens(args.screens),
     )
     write_table(result.table, args.output)
     if args.candidates:
@@ -89,13 +93,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def parse_screens(option: str) -> tuple[str, ...]:
+    """``--screens``: comma-separated filter names, or ``none``."""
+    if option.strip().lower() in ("none", ""):
+        return ()
+    return tuple(name.strip() for name in option.split(",") if name.strip())
+
+
 def format_summary(summary: dict, seconds: float) -> str:
     """The per-step counts as a few readable lines."""
     questions = max(summary["paraphrased"], 1)
     lines = [
         f"augkit faq ({summary['generator']}): {summary['rows']} rows, {summary['paraphrased']} questions paraphrased in {seconds:.1f} s",
         f"  generated {summary['generated']} ({summary['generated'] / questions:.1f} per question), "
-        f"unique {summary['unique']}, similar enough {summary['after_semantic']}, "
+        f"unique {summary['unique']}, meaning kept {summary['meaning_kept']}, similar enough {summary['after_semantic']}, "
         f"retrieve their own question {summary['after_integrity']}, kept {summary['accepted']}",
         f"  {summary['questions_with_paraphrases']} of {summary['paraphrased']} questions got at least one paraphrase; "
         f"output: {summary['rows'] + summary['accepted']} rows",

@@ -22,7 +22,8 @@ UPLOAD_INFLATION = 20
 #: Most cells of an uploaded workbook: openpyxl parses about 20,000 a second on a loaded
 #: 2-core machine, so about 10 s; an FAQ of 50,000 questions in 4 columns.
 UPLOAD_MAX_CELLS = 200_000
-REVIEW_COLUMNS = ["keep", "question", "candidate", "status", "semantic", "label_integrity", "nearest_question", "candidate_id"]
+REVIEW_COLUMNS = ["keep", "question", "candidate", "status", "meaning_change", "semantic", "label_integrity",
+                  "nearest_question", "candidate_id"]
 _UNITS = {"": 1, "B": 1, "KB": 1_000, "MB": 1_000_000, "GB": 1_000_000_000, "KIB": 1024, "MIB": 1024**2, "GIB": 1024**3}
 _QUESTION_NAMES = ("question", "questions", "q", "query", "title")
 _ANSWER_NAMES = ("answer", "answers", "a", "response", "reply")
@@ -96,6 +97,7 @@ def review_table(candidates: Any) -> Any:
     for column in ("semantic", "label_integrity"):
         shown[column] = shown[column].round(3)
     shown["nearest_question"] = shown["nearest_question"].fillna("")
+    shown["meaning_change"] = shown["meaning_change"].fillna("")
     return shown[REVIEW_COLUMNS].reset_index(drop=True)
 
 

@@ -41,7 +41,7 @@ def test_each_candidate_gets_the_fate_of_the_step_that_decides_it(covid_slice):
         "Could you explain what COVID-19 is?",  # a paraphrase
         "could you explain what covid-19 is",    # the same, up to letter case and the question mark
         first.upper(),                          # the question itself
-        "How do I bake sourdough bread at home?",  # unrelated
+        "How do I bake sourdough bread during COVID-19?",  # unrelated
         other,                                   # another FAQ question: it retrieves that one
     ]})
     result = paraphrase_faq(covid_slice, "question", "answer", generator=generator)
@@ -49,8 +49,8 @@ def test_each_candidate_gets_the_fate_of_the_step_that_decides_it(covid_slice):
     assert rows.loc["Could you explain what COVID-19 is?", "status"] == "accepted"
     assert rows.loc["could you explain what covid-19 is", "status"] == "duplicate"
     assert rows.loc[first.upper(), "status"] == "duplicate"
-    assert rows.loc["How do I bake sourdough bread at home?", "status"] == "low_similarity"
-    assert rows.loc["How do I bake sourdough bread at home?", "semantic"] < 0.8
+    assert rows.loc["How do I bake sourdough bread during COVID-19?", "status"] == "low_similarity"
+    assert rows.loc["How do I bake sourdough bread during COVID-19?", "semantic"] < 0.8
     nearer = rows.loc[other]
     assert nearer["status"] == "other_question_nearer" and nearer["semantic"] >= 0.8
     assert nearer["label_integrity"] < 0 and nearer["nearest_question"] == other
@@ -182,3 +182,32 @@ def test_offline_backtranslation_generator_end_to_end(stackfaq):
     for _, row in table[table["augkit_method"] == "faq"].iterrows():
         assert row["answer"] == faq.loc[row["augkit_source"], "answer"]
         assert not math.isnan(row["augkit_semantic"])
+
+
+def test_candidates_whose_meaning_plainly_changed_are_screened_out_saying_why(stackfaq):
+    faq = stackfaq[stackfaq["question"].isin([
+        "How do I add a caption to an image in Google Documents?", "How do I delete my Facebook account?"])]
+    caption, facebook = faq["question"].tolist()[::-1] if faq["question"].iloc[0].startswith("How do I delete") else faq["question"].tolist()
+    scripted = {
+        caption: ["How do I add a caption to a non-Google Docs image?",  # the example, similarity 0.92
+                  "How can I put a caption on an image in Google Documents?"],
+        facebook: ["How do I delete my account?", "How can I remove my Facebook account?"],
+    }
+    screened = paraphrase_faq(faq, "question", "answer", generator=ScriptedGenerator(scripted))
+    by_text = screened.candidates.set_index("candidate")
+    assert by_text.loc["How do I add a caption to a non-Google Docs image?", "status"] == "meaning_changed"
+    assert by_text.loc["How do I add a caption to a non-Google Docs image?", "meaning_change"].startswith("negation: negation added")
+    assert by_text.loc["How do I delete my account?", "meaning_change"] == "entities: entity lost: 'Facebook'"
+    assert screened.summary["unique"] - screened.summary["meaning_kept"] == 2
+    assert "How do I add a caption to a non-Google Docs image?" not in screened.table["question"].tolist()
+
+    thesis = paraphrase_faq(faq, "question", "answer", generator=ScriptedGenerator(scripted), screens=())
+    assert "meaning_changed" not in set(thesis.candidates["status"])
+    assert thesis.candidates.set_index("candidate").loc["How do I add a caption to a non-Google Docs image?", "status"] == "accepted"
+
+
+def test_an_unknown_screen_lists_the_filters(stackfaq):
+    from augkit.errors import UnknownMethodError
+
+    with pytest.raises(UnknownMethodError, match="negation"):
+        paraphrase_faq(stackfaq.head(2), "question", "answer", generator=ScriptedGenerator({}), screens=("negatoin",))

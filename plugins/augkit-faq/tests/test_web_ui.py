@@ -6,7 +6,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import tempfile
-import time
 import zipfile
 from pathlib import Path
 
@@ -24,7 +23,6 @@ from augkit_faq.review import (
 )
 
 from augkit.errors import AugkitError
-from conftest import banking77_workbook_with_sheet, read_lines
 
 
 @pytest.mark.parametrize(("text", "size"), [("20MB", 20_000_000), ("500 kb", 500_000), ("1MiB", 1_048_576), (2048, 2048), ("1.5GB", 1_500_000_000)])
@@ -87,7 +85,9 @@ def test_the_review_table_groups_by_question_accepted_first_and_ticks_them(resul
     questions = review["question"].tolist()
     assert questions == sorted(questions, key=lambda q: result.table["question"].str.strip().tolist().index(q))
     first = review[review["question"] == questions[0]]
-    assert first["status"].iloc[0] == "accepted" and first["status"].iloc[-1] == "low_similarity"
+    # accepted first; then the rejects scored by similarity; last those screened out unscored
+    assert first["status"].iloc[0] == "accepted" and first["status"].iloc[-1] == "meaning_changed"
+    assert "lost" in first["meaning_change"].iloc[-1]  # "How do I bake bread?" loses COVID-19
 
 
 def test_ticks_decide_the_downloaded_rows(result):
@@ -192,33 +192,30 @@ def covid_rows(covid_faq) -> list[tuple[str, str]]:
     return [(q.strip(), a.strip()) for q, a in zip(covid_faq["question"], covid_faq["answer"])]
 
 
-def test_a_workbook_bomb_is_refused_at_once(shared_data, tmp_path, covid_rows):
-    """206 KB inflating to 53 MB took 38 s of CPU to list its columns (issue 12, item 11)."""
+def test_a_workbook_bomb_is_refused_at_once(workbook_with_sheet, tmp_path, covid_rows):
+    """206 KB inflating to 53 MB took 38 s of CPU to list its columns (issue 12, item 11); it
+    is now refused from the zip's declared sizes, before any XML is parsed."""
     from augkit_faq.web_ui import load_upload
 
-    path = banking77_workbook_with_sheet(shared_data, tmp_path / "faq.xlsx", [("question", "answer")] + [covid_rows[0]] * 60_000,
-                                         numbered=False)
+    path = workbook_with_sheet(tmp_path / "faq.xlsx", [("question", "answer")] + [covid_rows[0]] * 60_000, numbered=False)
     assert path.stat().st_size < 300_000
-    started = time.perf_counter()
     _, _, status = load_upload(str(path), 20_000_000)
-    assert time.perf_counter() - started < 2
     assert status.startswith("**Cannot use this file:** cannot read 'faq.xlsx' as xlsx: its ") and "looks like a zip bomb" in status
 
 
-def test_an_upload_with_more_cells_than_the_page_parses_is_refused_naming_the_limit(shared_data, tmp_path):
+def test_an_upload_with_more_cells_than_the_page_parses_is_refused_naming_the_limit(shared_data, workbook_with_sheet, tmp_path):
     """BANKING77 queries as questions and their intents as answers: a workbook that inflates
     like a real one, just too large for the page."""
     from augkit_faq.review import UPLOAD_MAX_CELLS
     from augkit_faq.web_ui import load_upload
 
     folder = shared_data / "banking77" / "jianguoz" / "train"
-    pairs = list(zip(read_lines(folder / "seq.in"), read_lines(folder / "label")))
+    lines = [(folder / name).read_text(encoding="utf-8").splitlines() for name in ("seq.in", "label")]
+    pairs = list(zip(*lines))
     rows = [("question", "answer")] + [pairs[i % len(pairs)] for i in range(UPLOAD_MAX_CELLS // 2)]
-    path = banking77_workbook_with_sheet(shared_data, tmp_path / "faq.xlsx", rows)
+    path = workbook_with_sheet(tmp_path / "faq.xlsx", rows)
     assert path.stat().st_size < 20_000_000 / 4
-    started = time.perf_counter()
     _, _, status = load_upload(str(path), 20_000_000)
-    assert time.perf_counter() - started < 10
     assert status == (f"**Cannot use this file:** cannot read 'faq.xlsx' as xlsx: it holds {UPLOAD_MAX_CELLS + 2:,} cells, "
                       f"over the limit of {UPLOAD_MAX_CELLS:,}; save the sheet as CSV or Parquet, which are read in chunks")
 
