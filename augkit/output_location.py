@@ -8,6 +8,7 @@ permissions alone do not tell (root ignores them; a read-only mount does not).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from pathlib import Path
@@ -32,8 +33,11 @@ def check_writable(folder: Path) -> None:
     try:
         with open(probe, "wb") as handle:
             handle.write(b"augkit")
+    except OSError as error:  # name the folder the user chose, not our probe file in it
+        raise OSError(error.errno, f"cannot write there ({error.strerror})", str(folder)) from None
     finally:
-        probe.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # a read-only file system refuses even this
+            probe.unlink(missing_ok=True)
 
 
 def check_room(writes: list[tuple[Path, int]]) -> None:

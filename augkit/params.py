@@ -89,10 +89,26 @@ def check_parameters(cls: type, owner: str, params: Mapping[str, Any]) -> None:
             raise UnknownParameterError(unknown_name_message("parameter", name, valid, owner=owner))
 
 
+def check_value_types(cls: type, owner: str, params: Mapping[str, Any]) -> None:
+    """Refuse a value of the wrong kind for a parameter declared ``bool``, ``int`` or
+    ``float``: above all a string, which a pipeline string's bare word gives
+    (``numbers(words_as_numbers=no)``) and which ``bool()`` would silently read as True."""
+    declared = {p.name: p.annotation for p in describe_parameters(cls)}
+    for name, value in params.items():
+        kind = declared.get(name)
+        if kind == "bool" and not isinstance(value, bool):
+            raise InvalidParameterError(f"{owner}: {name} must be True or False, got {value!r}")
+        if kind in ("int", "float") and (isinstance(value, (bool, str)) or not isinstance(value, (int, float))):
+            raise InvalidParameterError(f"{owner}: {name} must be a number ({kind}), got {value!r}")
+        if kind == "int" and isinstance(value, float) and not value.is_integer():
+            raise InvalidParameterError(f"{owner}: {name} must be a whole number, got {value!r}")
+
+
 def instantiate(cls: type, owner: str, params: Mapping[str, Any]) -> Any:
-    """Build ``cls(**params)`` after checking the names; bad values surface as
-    :class:`InvalidParameterError` naming the owner."""
+    """Build ``cls(**params)`` after checking the names and the kinds of the values declared
+    bool, int or float; bad values surface as :class:`InvalidParameterError` naming the owner."""
     check_parameters(cls, owner, params)
+    check_value_types(cls, owner, params)
     try:
         return cls(**params)
     except (ValueError, TypeError) as error:

@@ -317,7 +317,7 @@ def test_a_read_only_output_folder_fails_before_any_work(tmp_path, clinc_table):
     finally:
         subprocess.run(["umount", str(read_only)], check=True)
     assert done.returncode == 1
-    assert "Read-only file system; that file system is read-only: write elsewhere" in done.stderr
+    assert f"{read_only}: cannot write there (Read-only file system); that file system is read-only: write elsewhere" in done.stderr
     assert "Traceback" not in done.stderr
     assert not job_dir.exists()  # refused before the job started
 

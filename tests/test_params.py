@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+
+import augkit
 
 from augkit.errors import InvalidParameterError, UnknownParameterError
 from augkit.params import (
@@ -93,3 +97,15 @@ def test_cli_value_of_the_wrong_type_is_a_clear_error():
     parameter = {p.name: p for p in describe_parameters(NumpyDoc)}["ratio"]
     with pytest.raises(InvalidParameterError, match="'ratio' expects float, got 'lots'"):
         parse_cli_value(parameter, "lots")
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("eda|numbers(words_as_numbers=no)", "numbers: words_as_numbers must be True or False, got 'no'"),
+    ("eda|dedup(ignore_case=1)", "dedup: ignore_case must be True or False, got 1"),
+    ("eda(alpha_sr=lots)", "eda: alpha_sr must be a number (float), got 'lots'"),
+    ("eda(alpha_sr=True)", "eda: alpha_sr must be a number (float), got True"),
+])
+def test_a_value_of_the_wrong_kind_is_refused_not_coerced(spec, message):
+    # bool("no") is True: a bare word once switched a filter option on when it meant off
+    with pytest.raises(augkit.InvalidParameterError, match=re.escape(message)):
+        augkit.Pipeline.from_string(spec)
