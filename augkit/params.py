@@ -89,26 +89,36 @@ def check_parameters(cls: type, owner: str, params: Mapping[str, Any]) -> None:
             raise UnknownParameterError(unknown_name_message("parameter", name, valid, owner=owner))
 
 
-def check_value_types(cls: type, owner: str, params: Mapping[str, Any]) -> None:
-    """Refuse a value of the wrong kind for a parameter declared ``bool``, ``int`` or
-    ``float``: above all a string, which a pipeline string's bare word gives
-    (``numbers(words_as_numbers=no)``) and which ``bool()`` would silently read as True."""
+#: Words read as a bool parameter's value, in pipeline strings and on the command line.
+TRUE_WORDS, FALSE_WORDS = frozenset({"1", "true", "yes", "on"}), frozenset({"0", "false", "no", "off"})
+
+
+def checked_values(cls: type, owner: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` with the values of parameters declared ``bool``, ``int`` or ``float``
+    checked: a bool parameter takes True/False or one of the words true/false, yes/no,
+    on/off, 1/0 (a pipeline string's bare word); anything else, and a string or bool for a
+    number, is refused (``bool("no")`` would silently read as True)."""
     declared = {p.name: p.annotation for p in describe_parameters(cls)}
+    checked = dict(params)
     for name, value in params.items():
         kind = declared.get(name)
         if kind == "bool" and not isinstance(value, bool):
-            raise InvalidParameterError(f"{owner}: {name} must be True or False, got {value!r}")
-        if kind in ("int", "float") and (isinstance(value, (bool, str)) or not isinstance(value, (int, float))):
+            word = value.strip().lower() if isinstance(value, str) else None
+            if word not in TRUE_WORDS | FALSE_WORDS:
+                raise InvalidParameterError(f"{owner}: {name} must be True or False, got {value!r}")
+            checked[name] = word in TRUE_WORDS
+        elif kind in ("int", "float") and (isinstance(value, (bool, str)) or not isinstance(value, (int, float))):
             raise InvalidParameterError(f"{owner}: {name} must be a number ({kind}), got {value!r}")
-        if kind == "int" and isinstance(value, float) and not value.is_integer():
+        elif kind == "int" and isinstance(value, float) and not value.is_integer():
             raise InvalidParameterError(f"{owner}: {name} must be a whole number, got {value!r}")
+    return checked
 
 
 def instantiate(cls: type, owner: str, params: Mapping[str, Any]) -> Any:
     """Build ``cls(**params)`` after checking the names and the kinds of the values declared
     bool, int or float; bad values surface as :class:`InvalidParameterError` naming the owner."""
     check_parameters(cls, owner, params)
-    check_value_types(cls, owner, params)
+    params = checked_values(cls, owner, params)
     try:
         return cls(**params)
     except (ValueError, TypeError) as error:
@@ -160,9 +170,9 @@ def parse_cli_value(parameter: Parameter | None, raw: str) -> Any:
     target = _simple_type(parameter)
     if target is bool:
         lowered = raw.strip().lower()
-        if lowered in {"1", "true", "yes", "on"}:
+        if lowered in TRUE_WORDS:
             return True
-        if lowered in {"0", "false", "no", "off"}:
+        if lowered in FALSE_WORDS:
             return False
         raise InvalidParameterError(f"parameter {parameter.name!r} expects true or false, got {raw!r}")
     if target in (int, float):

@@ -100,12 +100,18 @@ def test_cli_value_of_the_wrong_type_is_a_clear_error():
 
 
 @pytest.mark.parametrize(("spec", "message"), [
-    ("eda|numbers(words_as_numbers=no)", "numbers: words_as_numbers must be True or False, got 'no'"),
+    ("eda|numbers(words_as_numbers=maybe)", "numbers: words_as_numbers must be True or False, got 'maybe'"),
     ("eda|dedup(ignore_case=1)", "dedup: ignore_case must be True or False, got 1"),
     ("eda(alpha_sr=lots)", "eda: alpha_sr must be a number (float), got 'lots'"),
     ("eda(alpha_sr=True)", "eda: alpha_sr must be a number (float), got True"),
 ])
 def test_a_value_of_the_wrong_kind_is_refused_not_coerced(spec, message):
-    # bool("no") is True: a bare word once switched a filter option on when it meant off
     with pytest.raises(augkit.InvalidParameterError, match=re.escape(message)):
         augkit.Pipeline.from_string(spec)
+
+
+@pytest.mark.parametrize(("word", "value"), [("no", False), ("false", False), ("Off", False), ("true", True), ("yes", True)])
+def test_bool_words_in_a_pipeline_string_mean_what_they_say(word, value):
+    # bool("no") is True: a bare word once switched a filter option on when it meant off
+    pipeline = augkit.Pipeline.from_string(f"eda|numbers(words_as_numbers={word})")
+    assert pipeline.filters[-1].words_as_numbers is value
