@@ -22,7 +22,7 @@ from augkit.engine import DEFAULT_BATCH_SIZE
 from augkit.file_augment import DEFAULT_CHUNK_ROWS
 from augkit.errors import AugkitError, UsageError
 from augkit.os_errors import describe_os_error
-from augkit.params import REQUIRED, Parameter, parse_cli_value
+from augkit.params import REQUIRED, Parameter, describe_any_keyword, parse_cli_value
 from augkit.termination import Terminated, terminate_like_interrupt
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -296,13 +296,18 @@ def _info(args: argparse.Namespace) -> int:
     if body:
         print()
         print(body)
-    parameters = entry.cls.parameters()
+    any_keyword = describe_any_keyword(entry.cls)
+    parameters = [*entry.cls.parameters(), *([any_keyword] if any_keyword else [])]
     print()
     print("Parameters:" if parameters else "Parameters: none")
     for parameter in parameters:
         print(f"  {_signature(parameter)}")
         if parameter.doc:
             print(textwrap.fill(parameter.doc, width=88, initial_indent="      ", subsequent_indent="      "))
+    scores = tuple(getattr(entry.cls, "scores", ()))
+    print()
+    print(f"Scores added: {', '.join(scores)} (output columns {', '.join('augkit_' + s for s in scores)})"
+          if scores else "Scores added: none")
     return EXIT_OK
 
 
