@@ -21,7 +21,7 @@ from augkit.errors import (
     UnknownParameterError,
     UsageError,
 )
-from augkit.filters import BatchContext, ExactDuplicateFilter, Filter
+from augkit.filters import BatchContext, ExactDuplicateFilter, Filter, Scorer
 from augkit.hookspecs import hookimpl
 from augkit.pipeline import Chain, Pipeline, Union
 from augkit.plugins import get_registry, reset_registry
@@ -43,6 +43,7 @@ __all__ = [
     "InvalidParameterError",
     "Pipeline",
     "PipelineSpecError",
+    "Scorer",
     "TimeLimitExceeded",
     "Union",
     "UnknownMethodError",

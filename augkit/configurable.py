@@ -27,9 +27,11 @@ class Configurable:
         return {p.name: getattr(self, p.name, p.default) for p in self.parameters()}
 
     def changed_params(self) -> dict[str, Any]:
-        """The parameters whose current value differs from the default."""
+        """The parameters whose current value differs from the default; a parameter
+        without a declared default (one taken through ``**kwargs``, such as a ranker's
+        weights) always counts as changed."""
         defaults = {p.name: p.default for p in self.parameters()}
-        return {name: value for name, value in self.get_params().items() if value != defaults[name]}
+        return {name: value for name, value in self.get_params().items() if name not in defaults or value != defaults[name]}
 
     def __repr__(self) -> str:
         args = ", ".join(f"{key}={value!r}" for key, value in self.changed_params().items())

@@ -12,6 +12,7 @@ rewrites, so outputs never depend on batching.
 
 from __future__ import annotations
 
+import difflib
 import math
 import reprlib
 from collections import Counter
@@ -110,6 +111,7 @@ class Pipeline:
         if dedup and not any(isinstance(f, ExactDuplicateFilter) for f in resolved):
             resolved.insert(0, ExactDuplicateFilter())
         self.filters: tuple[Filter, ...] = tuple(resolved)
+        _check_scores_read(self._generator.leaves(), self.filters)
         #: When an augmenter or filter raises on a row, or returns something outside its
         #: contract there (None, a non-string): False keeps the row unaugmented and records
         #: why (the run goes on); True stops the run naming the row.
@@ -345,6 +347,28 @@ def _resolve_filter(obj: Any) -> Filter:
     if not isinstance(obj, Filter):
         raise UsageError(f"a pipeline filter must be a filter name or a Filter; got {type(obj).__name__}")
     return obj
+
+
+def _check_scores_read(leaves: list[_Leaf], filters: Sequence[Filter]) -> None:
+    """Fail when a step reads a score (:meth:`Filter.reads_scores`, a ranker's weights) that
+    no step before it declares, naming the score and the steps that add scores before it."""
+    given: dict[str, list[str]] = {}  # step name -> scores it declares, in pipeline order
+    for leaf in leaves:
+        given.setdefault(leaf.label, []).extend(leaf.augmenter.scores)
+    for step in filters:
+        available = {score for scores in given.values() for score in scores}
+        missing = [score for score in step.reads_scores() if score not in available]
+        if missing:
+            adders = "; ".join(f"{name!r} adds {', '.join(dict.fromkeys(scores))}" for name, scores in given.items() if scores)
+            before = f"before {step.name!r}: {adders}" if adders else f"no step before {step.name!r} adds a score"
+            close = difflib.get_close_matches(missing[0], [*sorted(available), *(p.name for p in step.parameters())], n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise InvalidParameterError(
+                f"{step.name!r} uses the score {missing[0]!r}, which no earlier step adds{hint} "
+                f"({before}); put the step that adds "
+                f"{missing[0]!r} before {step.name!r}, or declare it in that step's scores"
+            )
+        given.setdefault(step.name, []).extend(step.scores)
 
 
 def spec_uses_model(spec: str) -> bool:
