@@ -270,9 +270,11 @@ def _list(args: argparse.Namespace) -> int:
     if registry.commands:
         tables.append(("COMMAND", registry.commands))
     for title, table in tables:
-        rows = [(name, entry.plugin.distribution, entry.plugin.version, entry.description)
+        with_scores = title != "COMMAND"  # the scores a method or filter adds (augkit_<score> columns)
+        rows = [(name, entry.plugin.distribution, entry.plugin.version,
+                 *([",".join(entry.cls.scores) or "-"] if with_scores else []), entry.description)
                 for name, entry in sorted(table.items())]
-        _print_table([(title, "PLUGIN", "VERSION", "DESCRIPTION"), *rows])
+        _print_table([(title, "PLUGIN", "VERSION", *(["SCORES"] if with_scores else []), "DESCRIPTION"), *rows])
         print()
     for problem in registry.problems:
         print(f"skipped: {problem}", file=sys.stderr)

@@ -364,11 +364,20 @@ def _check_scores_read(leaves: list[_Leaf], filters: Sequence[Filter]) -> None:
             close = difflib.get_close_matches(missing[0], [*sorted(available), *(p.name for p in step.parameters())], n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise InvalidParameterError(
-                f"{step.name!r} uses the score {missing[0]!r}, which no earlier step adds{hint} "
-                f"({before}); put the step that adds "
-                f"{missing[0]!r} before {step.name!r}, or declare it in that step's scores"
+                f"{step.name!r} uses the score {missing[0]!r}, which no earlier step adds{hint} ({before}); "
+                + _where_score_comes_from(missing[0], step.name)
             )
         given.setdefault(step.name, []).extend(step.scores)
+
+
+def _where_score_comes_from(score: str, reader: str) -> str:
+    """Advice for a pipeline lacking ``score``: the registered steps that declare it."""
+    registry = _registry()
+    adders = sorted(name for table in (registry.filters, registry.methods)
+                    for name, entry in table.items() if score in entry.cls.scores)
+    if adders:
+        return f"{' or '.join(repr(name) for name in adders)} adds it: put it before {reader!r}"
+    return f"put the step that adds {score!r} before {reader!r}, or declare it in that step's scores"
 
 
 def spec_uses_model(spec: str) -> bool:

@@ -147,8 +147,10 @@ def test_a_weight_without_an_earlier_score_fails_when_the_pipeline_is_built():
     message = str(error.value)
     assert "'semantc'" in message and "did you mean 'semantic'" in message
     assert "'semantic' adds semantic; 'diversity' adds diversity" in message
-    with pytest.raises(InvalidParameterError, match="no step before 'rank' adds a score"):
+    with pytest.raises(InvalidParameterError, match="no step before 'rank' adds a score.*'diversity' adds it: put it before 'rank'"):
         augkit.Pipeline.from_string("eda|rank(diversity=1)")
+    with pytest.raises(InvalidParameterError, match="put the step that adds 'bleu' before 'rank', or declare it"):
+        augkit.Pipeline.from_string("eda|diversity|rank(diversity=1, bleu=-1)")
     with pytest.raises(InvalidParameterError, match="'diversity'"):  # order matters: the scorer comes after
         augkit.Pipeline.from_string("eda|rank(diversity=1)|diversity")
     with pytest.raises(InvalidParameterError, match="did you mean 'k'"):

@@ -209,6 +209,10 @@ def test_info_lists_the_scores_a_step_adds(capsys):
     assert cli.main(["info", "rank"]) == 0
     out = capsys.readouterr().out
     assert "**weights: float" in out and "normalize: str = 'minmax'" in out
+    assert cli.main(["list"]) == 0
+    rows = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines() if line.strip()}
+    assert rows["FILTER"][:4] == ["FILTER", "PLUGIN", "VERSION", "SCORES"]
+    assert rows["bleu_to_source"][3] == "bleu_to_source" and rows["dedup"][3] == "-"
 
 
 def test_scorers_are_importable_from_the_top_level():
