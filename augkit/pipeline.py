@@ -134,7 +134,7 @@ class Pipeline:
         if dedup and not any(isinstance(f, ExactDuplicateFilter) for f in resolved):
             resolved.insert(0, ExactDuplicateFilter())
         self.filters: tuple[Filter, ...] = tuple(resolved)
-        _check_scores_read(self._generator.leaves(), self.filters)
+        _check_scores_read(self._generator.leaves(), self.filters, registry)
         #: When an augmenter or filter raises on a row, or returns something outside its
         #: contract there (None, a non-string): False keeps the row unaugmented and records
         #: why (the run goes on); True stops the run naming the row.
@@ -453,7 +453,7 @@ def _resolve_filter(obj: Any, registry: Registry) -> Filter:
     return obj
 
 
-def _check_scores_read(leaves: list[_Leaf], filters: Sequence[Filter]) -> None:
+def _check_scores_read(leaves: list[_Leaf], filters: Sequence[Filter], registry: Registry) -> None:
     """Fail when a step reads a score (:meth:`Filter.reads_scores`, a ranker's weights) that
     no step before it declares, naming the score and the steps that add scores before it."""
     given: dict[str, list[str]] = {}  # step name -> scores it declares, in pipeline order
@@ -469,14 +469,13 @@ def _check_scores_read(leaves: list[_Leaf], filters: Sequence[Filter]) -> None:
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise InvalidParameterError(
                 f"{step.name!r} uses the score {missing[0]!r}, which no earlier step adds{hint} ({before}); "
-                + _where_score_comes_from(missing[0], step.name)
+                + _where_score_comes_from(missing[0], step.name, registry)
             )
         given.setdefault(step.name, []).extend(step.scores)
 
 
-def _where_score_comes_from(score: str, reader: str) -> str:
+def _where_score_comes_from(score: str, reader: str, registry: Registry) -> str:
     """Advice for a pipeline lacking ``score``: the registered steps that declare it."""
-    registry = _registry()
     adders = sorted(name for table in (registry.filters, registry.methods)
                     for name, entry in table.items() if score in entry.cls.scores)
     if adders:

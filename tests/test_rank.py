@@ -120,7 +120,7 @@ def test_k_keeps_the_best_k_and_none_leaves_the_cut_to_n(sources, scored_rows):
             return candidates
 
     steps = ["diversity", Spy(), RankFilter(diversity=1.0)]
-    rows, _ = augkit.Pipeline(augkit.Union("eda", "aeda"), steps).run(sources, 3, seed=7)
+    rows, _ = augkit.Pipeline(augkit.Interleave("eda", "aeda"), steps).run(sources, 3, seed=7)
     best = RankFilter(diversity=1.0).filter_batch(sources, proposed, BatchContext())
     assert [[c.text for c in row] for row in rows] == [[c.text for c in row[:3]] for row in best]
     assert sum(len(row) > 3 for row in proposed) > len(sources) // 2  # the cut did choose
@@ -133,7 +133,7 @@ def test_string_and_python_forms_round_trip():
     assert augkit.Pipeline.from_string(pipeline.spec).spec == pipeline.spec
     step = parse_pipeline_spec("eda|rank(semantic=4, fluency=8.0, diversity=1.2)").filters[0]
     assert step.args == {"semantic": 4, "fluency": 8.0, "diversity": 1.2}
-    python = augkit.Pipeline(augkit.Union("eda", "aeda"), [SemanticFilter(drop=False), "diversity", "bleu_to_source",
+    python = augkit.Pipeline(augkit.Interleave("eda", "aeda"), [SemanticFilter(drop=False), "diversity", "bleu_to_source",
                                                             RankFilter(semantic=4.0, diversity=1.2, normalize="zscore")])
     assert python.spec == pipeline.spec
     assert repr(RankFilter(semantic=4, k=2)) == "RankFilter(semantic=4.0, k=2)"
@@ -192,7 +192,7 @@ def test_a_candidate_missing_a_score_at_run_time_is_named(sources):
                     candidate.scores["longer"] = 1.0
             return candidates
 
-    pipeline = augkit.Pipeline(augkit.Union("aeda", "eda"), [SometimesScored(), RankFilter(longer=1.0)])
+    pipeline = augkit.Pipeline(augkit.Interleave("aeda", "eda"), [SometimesScored(), RankFilter(longer=1.0)])
     with pytest.raises(InputError, match="rank weighs the score 'longer', but the candidate .* has none"):
         pipeline.run(sources, 4, seed=0)
 
@@ -208,3 +208,18 @@ def test_same_output_whatever_the_batch_size(banking77_10shot, tiny_encoder_dir)
     added = one[one["augkit_method"].notna()]
     assert added["augkit_rank"].notna().all() and len(added) == 3 * len(frame)
     assert set(added["augkit_method"]) == {"eda", "aeda"}
+
+
+def test_the_trace_shows_every_score_and_what_rank_dropped(banking77_10shot):
+    pytest.importorskip("sacrebleu")
+    frame = banking77_10shot.head(15)
+    out, trace = augkit.augment(frame, "eda+aeda|diversity|bleu_to_source|rank(diversity=1.2, bleu_to_source=-0.5, k=3)",
+                                n=2, seed=0, trace=True)
+    assert {"score_diversity", "score_bleu_to_source", "score_rank"} <= set(trace.columns)
+    assert trace[["score_diversity", "score_bleu_to_source", "score_rank"]].notna().all().all()  # nothing dropped before rank
+    for source, group in trace.groupby("source"):
+        ranked = group.sort_values("score_rank", ascending=False, kind="stable")
+        fates = ranked["dropped_by"].tolist()
+        assert fates == [""] * min(2, len(group)) + ["beyond n"] * (min(3, len(group)) - min(2, len(group))) + ["rank"] * (len(group) - min(3, len(group)))
+    kept = trace[trace["fate"] == "kept"]
+    assert sorted(kept["candidate"]) == sorted(out.loc[out["augkit_method"].notna(), "text"])
