@@ -56,8 +56,11 @@ def test_the_edit_ratio_rule_is_the_metric_within_min_and_max():
 
 
 def test_an_old_parameter_name_works_with_a_deprecation_warning_naming_the_new_one():
-    with pytest.warns(DeprecationWarning, match="length: parameter 'min_ratio' is now called 'min'"):
+    with pytest.warns(DeprecationWarning) as caught:
         old = LengthFilter(min_ratio=0.3, max_ratio=1.5)
+    assert [str(w.message) for w in caught] == [
+        "length: parameter 'min_ratio' is now called 'min'", "length: parameter 'max_ratio' is now called 'max'"]
+    assert caught[0].filename == __file__  # the warning points at the caller's line
     assert (old.min, old.max) == (0.3, 1.5)
     with pytest.warns(DeprecationWarning, match="parameter 'max_ratio' is now called 'max'"):
         registered = augkit.get_registry().create_filter("length", {"max_ratio": 1.2})
