@@ -164,14 +164,12 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """The lazily loaded names of :data:`_LAZY`, imported from their module on first use
-    and then cached in this module."""
+    """The lazily loaded names of :data:`_LAZY`, read from their module at each access (not
+    copied here), so that this module always gives what its home module holds now."""
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'augkit.plugin' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    return getattr(importlib.import_module(module), name)
 
 
 def __dir__() -> list[str]:
