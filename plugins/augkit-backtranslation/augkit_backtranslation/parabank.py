@@ -178,8 +178,10 @@ def filter_candidates(
 
     In order: more than ``max_wrong_script_share`` of the letters in ``wrong_script``
     (:func:`~augkit_backtranslation.scripts.script_share`; skipped when ``wrong_script`` is
-    None); empty; the source again up to case and spacing; a repeat of an earlier candidate;
-    a character edit-distance ratio to the source below ``min_edit_ratio``.
+    None); empty; the source again up to case and spacing, or a repeat of an earlier
+    candidate (augkit's duplicate rule, :func:`duplicate_rule`); a character edit-distance
+    ratio to the source below ``min_edit_ratio`` (augkit's edit-ratio rule,
+    ``EditRatioFilter(min=min_edit_ratio)``).
 
     >>> kept, dropped = filter_candidates("我的卡丢了", ["我的卡不见了", "my card is lost", "我的卡丢了"],
     ...                                   wrong_script="Latin")
