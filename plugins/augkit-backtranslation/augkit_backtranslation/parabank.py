@@ -30,9 +30,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from augkit.errors import InputError, InvalidParameterError
-from augkit.metrics import edit_distance_ratio
-from augkit.models import DEFAULT_TOKEN_BUDGET, GenerationResult
+from augkit.plugin import (
+    DEFAULT_TOKEN_BUDGET,
+    DUPLICATE_OF_SOURCE,
+    EditRatioFilter,
+    ExactDuplicateFilter,
+    GenerationResult,
+    InputError,
+    InvalidParameterError,
+)
 
 from augkit_backtranslation.dual_score import per_token
 from augkit_backtranslation.scripts import SCRIPTS, script_share
@@ -172,8 +178,10 @@ def filter_candidates(
 
     In order: more than ``max_wrong_script_share`` of the letters in ``wrong_script``
     (:func:`~augkit_backtranslation.scripts.script_share`; skipped when ``wrong_script`` is
-    None); empty; the source again up to case and spacing; a repeat of an earlier candidate;
-    a character edit-distance ratio to the source below ``min_edit_ratio``.
+    None); empty; the source again up to case and spacing, or a repeat of an earlier
+    candidate (augkit's duplicate rule, :func:`duplicate_rule`); a character edit-distance
+    ratio to the source below ``min_edit_ratio`` (augkit's edit-ratio rule,
+    ``EditRatioFilter(min=min_edit_ratio)``).
 
     >>> kept, dropped = filter_candidates("我的卡丢了", ["我的卡不见了", "my card is lost", "我的卡丢了"],
     ...                                   wrong_script="Latin")
@@ -181,28 +189,35 @@ def filter_candidates(
     (['我的卡不见了'], 1, 1)
     """
     dropped = dict.fromkeys(("wrong_script", "blank", "copies", "duplicates", "edit_ratio"), 0)
-    original = _normalised(source)
-    seen = {original}
-    kept: list[FilteredCandidate] = []
+    duplicates = duplicate_rule()
+    edit_ratio = EditRatioFilter(min=min_edit_ratio)
+    readable: list[tuple[str, float | None]] = []
     for candidate in candidates:
         share = script_share(candidate, wrong_script) if wrong_script is not None else None
         if share is not None and share > max_wrong_script_share:
             dropped["wrong_script"] += 1
-            continue
-        key = _normalised(candidate)
-        if not key:
+        elif not duplicates.key(candidate):
             dropped["blank"] += 1
+        else:
+            readable.append((candidate, share))
+    kept: list[FilteredCandidate] = []
+    verdicts = duplicates.repeats(source, [candidate for candidate, _ in readable])
+    for (candidate, share), verdict in zip(readable, verdicts, strict=True):
+        if verdict is not None:
+            dropped["copies" if verdict == DUPLICATE_OF_SOURCE else "duplicates"] += 1
             continue
-        if key in seen:
-            dropped["copies" if key == original else "duplicates"] += 1
-            continue
-        seen.add(key)
-        ratio = edit_distance_ratio(candidate, source)
-        if ratio < min_edit_ratio:
+        ratio = edit_ratio.ratio(source, candidate)
+        if not edit_ratio.keeps(ratio):
             dropped["edit_ratio"] += 1
             continue
         kept.append(FilteredCandidate(candidate, ratio, share))
     return kept, dropped
+
+
+def duplicate_rule() -> ExactDuplicateFilter:
+    """The paper's duplicate rule as augkit's one rule: a candidate equal to the original
+    sentence or to an earlier candidate, up to letter case and spacing, is dropped."""
+    return ExactDuplicateFilter(ignore_case=True)
 
 
 def kept_by_top_fraction(survivors: int, top_fraction: float) -> int:
@@ -376,7 +391,7 @@ def _generate(model, texts, num_beams, num_return, token_budget, progress, descr
 
 def _model(model: Any, device: str, dtype: str) -> Any:
     if isinstance(model, (str, os.PathLike)):
-        from augkit.models import load_seq2seq
+        from augkit.plugin import load_seq2seq
 
         return load_seq2seq(model, device=device, dtype=dtype)
     if not callable(getattr(model, "generate", None)):
@@ -415,6 +430,3 @@ def _check_parameters(k, wrong_script, max_wrong_script_share, min_edit_ratio, t
 def _is_number(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, float)) and not math.isnan(value)
 
-
-def _normalised(text: str) -> str:
-    return " ".join(text.casefold().split())

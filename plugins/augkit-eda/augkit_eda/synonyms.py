@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from augkit.text import WordSequence
+from augkit.plugin import WordSequence
 
 from augkit_eda.inflection import Inflector
 from augkit_eda.tagging import PatternTagger

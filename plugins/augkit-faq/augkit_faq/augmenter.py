@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from augkit.augmenter import Augmenter
+from augkit.plugin import Augmenter
 
 from augkit_faq.abbreviations import shorten
 from augkit_faq.generators import (

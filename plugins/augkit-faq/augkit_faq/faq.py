@@ -19,10 +19,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
-from augkit.candidate import Candidate
-from augkit.errors import InvalidParameterError
-from augkit.seeding import RowSeeder, resolve_seed
+from augkit.plugin import (
+    METHOD_COLUMN,
+    SOURCE_COLUMN,
+    Candidate,
+    InvalidParameterError,
+    RowSeeder,
+    resolve_seed,
+)
 
 from augkit_faq.abbreviations import shorten
 from augkit_faq.faq_input import FaqQuestions, read_questions
@@ -137,9 +141,7 @@ def paraphrase_faq(
     a question (its first row is paraphrased) -- a repeated question with different answers
     is not paraphrased at all. ``summary`` and a warning name those rows.
     """
-    from augkit.filters.base import BatchContext, DatasetContext
-    from augkit.filters.label_integrity import LabelIntegrityFilter
-    from augkit.filters.semantic import SemanticFilter
+    from augkit.plugin import BatchContext, DatasetContext, LabelIntegrityFilter, SemanticFilter
 
     for name, value, low in (("num_return", num_return, 1), ("n", 1 if n is None else n, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
@@ -200,7 +202,7 @@ def _record(candidate_id: int, source: Any, question: str, text: str) -> dict[st
 
 def _screens(names: Sequence[str]) -> list[Any]:
     """The screen filters, built by name through the registry (a bad name lists the filters)."""
-    from augkit.plugins import get_registry
+    from augkit.plugin import get_registry
 
     if isinstance(names, str):
         raise InvalidParameterError(f"screens must be a sequence of filter names, e.g. {list(DEFAULT_SCREENS)}, got {names!r}")
@@ -245,7 +247,7 @@ def _name_nearest_questions(records, all_questions: list[str], encoder: str | No
     rejected = [r for r in records if r["status"] == "other_question_nearer"]
     if not rejected:
         return
-    from augkit.encoders import cosine_matrix, get_encoder
+    from augkit.plugin import cosine_matrix, get_encoder
 
     model = get_encoder(encoder, device)
     similarity = cosine_matrix(model.encode([r["candidate"] for r in rejected]), model.encode(all_questions))
