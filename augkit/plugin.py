@@ -21,8 +21,9 @@ Shared rules and filters
     :class:`ExactDuplicateFilter` is augkit's one duplicate rule (``key``, ``repeats``, with
     :data:`DUPLICATE_OF_SOURCE` and :data:`DUPLICATE_OF_EARLIER`), :class:`EditRatioFilter`
     its one edit-ratio rule (``ratio``, ``keeps``): a method reuses them rather than writing
-    its own. :class:`SemanticFilter` and :class:`LabelIntegrityFilter` for methods that run
-    those filters themselves.
+    its own. :class:`SemanticFilter`, :class:`LabelIntegrityFilter` and :class:`TopKFilter` for
+    methods built as a pipeline of their own (the FAQ method, the parabank builder), whose
+    :class:`TraceEntry` list says what each step did to each candidate.
 Parameters
     :data:`RESERVED_PARAMETERS` (names a plugin's constructor must not use: they are
     :func:`augkit.augment`'s own), :func:`check_int` and :func:`unknown_name_message`
@@ -88,6 +89,7 @@ from augkit.filters.dedup import DUPLICATE_OF_EARLIER, DUPLICATE_OF_SOURCE, Exac
 from augkit.filters.edit_ratio import EditRatioFilter
 from augkit.filters.label_integrity import LabelIntegrityFilter
 from augkit.filters.semantic import SemanticFilter
+from augkit.filters.top_k import TopKFilter
 from augkit.params import check_int, unknown_name_message
 from augkit.registry import RESERVED_PARAMETERS
 from augkit.seeding import RowSeeder, resolve_seed
@@ -127,6 +129,7 @@ _LAZY = {
     "pairwise_cosine": "augkit.encoders",
     # pipelines and the registry: a method that runs other methods or filters by name
     "Pipeline": "augkit.pipeline",
+    "TraceEntry": "augkit.trace",
     "parse_pipeline_spec": "augkit.pipeline_spec",
     "get_registry": "augkit.plugins",
     # provenance columns of augmented tables
@@ -151,7 +154,7 @@ __all__ = [
     "UnknownParameterError", "UsageError",
     # shared rules and filters
     "DUPLICATE_OF_EARLIER", "DUPLICATE_OF_SOURCE", "EditRatioFilter", "ExactDuplicateFilter",
-    "LabelIntegrityFilter", "SemanticFilter",
+    "LabelIntegrityFilter", "SemanticFilter", "TopKFilter",
     # parameters
     "RESERVED_PARAMETERS", "check_int", "unknown_name_message",
     # randomness
