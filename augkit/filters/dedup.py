@@ -40,14 +40,25 @@ class ExactDuplicateFilter(Filter):
     against_source : bool
         Drop a candidate that is the source again; false compares candidates only with
         each other.
+    against_candidates : bool
+        Drop a candidate that repeats an earlier one; false drops only copies of the
+        source (so that two steps, ``dedup(against_candidates=false)|dedup(against_source=false)``,
+        count copies and repeats apart, as the parabank builder does).
     """
 
     name = "dedup"
 
-    def __init__(self, ignore_case: bool = False, ignore_final_punctuation: bool = False, against_source: bool = True):
+    def __init__(
+        self,
+        ignore_case: bool = False,
+        ignore_final_punctuation: bool = False,
+        against_source: bool = True,
+        against_candidates: bool = True,
+    ):
         self.ignore_case = ignore_case
         self.ignore_final_punctuation = ignore_final_punctuation
         self.against_source = against_source
+        self.against_candidates = against_candidates
 
     def key(self, text: str) -> str:
         """What two texts share when this rule counts them as the same.
@@ -77,7 +88,7 @@ class ExactDuplicateFilter(Filter):
             text_key = key(text)
             if text_key == original:
                 verdicts.append(DUPLICATE_OF_SOURCE)
-            elif text_key in seen:
+            elif self.against_candidates and text_key in seen:
                 verdicts.append(DUPLICATE_OF_EARLIER)
             else:
                 seen.add(text_key)
