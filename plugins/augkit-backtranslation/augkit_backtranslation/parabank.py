@@ -40,7 +40,7 @@ from augkit.plugin import (
     InvalidParameterError,
 )
 
-from augkit_backtranslation.dual_score import per_token
+from augkit_backtranslation.parabank_steps import DROPPED_BY, DualScore, PivotBeamCandidates, WrongScriptFilter
 from augkit_backtranslation.scripts import SCRIPTS, script_share
 
 #: Beam size and candidates per sentence: "we use a beam size of 15 and collect all ...
@@ -303,33 +303,25 @@ def build_parabank(
     else:
         pivots = {r: translations[r] for r in rows}
 
-    generated = _generate(to_model, [pivots[r] for r in rows], k, k, token_budget, progress, "generating candidates")
-    survivors: list[tuple[int, FilteredCandidate]] = []
-    for row, candidates in zip(rows, generated, strict=True):
-        counts["candidates"] += len(candidates)
-        kept, dropped = filter_candidates(
-            sentences[row], candidates, wrong_script=wrong_script,
-            max_wrong_script_share=max_wrong_script_share, min_edit_ratio=min_edit_ratio,
-        )
-        for key, value in dropped.items():
-            counts[key] += value
-        survivors.extend((row, candidate) for candidate in kept)
-
-    scores = _dual_scores(to_model, from_model, survivors, pivots, token_budget, progress) if scored else None
+    pipeline, generator = parabank_pipeline(
+        to_model, from_model if scored else None, k=k, wrong_script=wrong_script,
+        max_wrong_script_share=max_wrong_script_share, min_edit_ratio=min_edit_ratio,
+        token_budget=token_budget, progress=progress,
+    )
     best: dict[int, ParabankPair] = {}
-    for position, (row, candidate) in enumerate(survivors):
-        forward, reverse = scores[position] if scores is not None else (None, None)
-        pair = ParabankPair(
-            source=sentences[row], paraphrase=candidate.text, translation=pivots[row],
-            dual_score=per_token([forward, reverse]) if forward is not None else None,
-            forward_logprob=forward.logprob if forward is not None else None,
-            reverse_logprob=reverse.logprob if reverse is not None else None,
-            edit_ratio=candidate.edit_ratio, wrong_script_share=candidate.wrong_script_share, row=row,
-        )
-        current = best.get(row)
-        # unscored: the first survivor (beam order); scored: the highest p_dual, earlier on ties
-        if current is None or (pair.dual_score is not None and pair.dual_score > current.dual_score):
-            best[row] = pair
+    for run in _runs_of_distinct_sentences(rows, sentences):
+        generator.pivots.clear()
+        generator.pivots.update({sentences[row]: pivots[row] for row in run})
+        # n=1: each sentence keeps its best candidate (scored: highest p_dual, earlier on
+        # ties; unscored: the first survivor in beam order); the trace says what each step dropped
+        outcome = pipeline.run_batch([sentences[row] for row in run], 1, 0, trace=True, strict=True)
+        for row, generated, trace, kept in zip(run, generator.generated, outcome.traces, outcome.candidates, strict=True):
+            counts["candidates"] += generated
+            counts["blank"] += generated - len(trace)
+            for key, step in DROPPED_BY.items():
+                counts[key] += sum(entry.dropped_by == step for entry in trace)
+            if kept:
+                best[row] = _pair(sentences[row], pivots[row], row, kept[0].text, kept[0].scores, wrong_script)
     counts["rows_with_survivor"] = len(best)
 
     pairs = sorted(best.values(), key=lambda p: p.row)
@@ -338,6 +330,65 @@ def build_parabank(
         pairs = pairs[: kept_by_top_fraction(len(pairs), top_fraction)]
     counts["pairs"] = len(pairs)
     return ParabankResult(pairs, counts, scored, wrong_script, min_edit_ratio, top_fraction)
+
+
+def parabank_pipeline(
+    to_language_model: Any,
+    from_language_model: Any = None,
+    *,
+    k: int = DEFAULT_K,
+    wrong_script: str | None = None,
+    max_wrong_script_share: float = DEFAULT_MAX_WRONG_SCRIPT_SHARE,
+    min_edit_ratio: float = DEFAULT_MIN_EDIT_RATIO,
+    token_budget: int = DEFAULT_TOKEN_BUDGET,
+    progress: bool = False,
+) -> tuple[Any, PivotBeamCandidates]:
+    """The per-sentence recipe as a pipeline (see :mod:`augkit_backtranslation.parabank_steps`),
+    and its generator, whose ``pivots`` the caller fills before each run. Without
+    ``from_language_model`` (models that cannot score) there is no dual score and no ranking:
+    run with ``n=1``, the first survivor is kept."""
+    from augkit.plugin import Pipeline, TopKFilter
+
+    generator = PivotBeamCandidates(to_language_model, k=k, token_budget=token_budget, show_progress=progress)
+    steps: list[Any] = []
+    if wrong_script is not None:
+        steps.append(WrongScriptFilter(wrong_script, max_wrong_script_share))
+    steps += [
+        ExactDuplicateFilter(ignore_case=True, against_candidates=False),  # copies of the sentence
+        ExactDuplicateFilter(ignore_case=True, against_source=False),  # repeats of an earlier candidate
+        EditRatioFilter(min=min_edit_ratio),
+    ]
+    if from_language_model is not None:
+        steps += [
+            DualScore(to_language_model, from_language_model, generator.pivots, token_budget=token_budget, show_progress=progress),
+            TopKFilter(weights={"dual_score": 1.0}),
+        ]
+    # oversample=k: the generator is asked for its k beams, of which n=1 is kept
+    return Pipeline(generator, steps, dedup=False, oversample=k), generator
+
+
+def _runs_of_distinct_sentences(rows: list[int], sentences: Sequence[str]) -> list[list[int]]:
+    """``rows`` split into runs in which no sentence occurs twice (a sentence's pivot is
+    looked up by its text); one run unless the data repeats a sentence."""
+    runs: list[list[int]] = []
+    seen: list[set[str]] = []
+    for row in rows:
+        place = next((i for i, texts in enumerate(seen) if sentences[row] not in texts), len(runs))
+        if place == len(runs):
+            runs.append([])
+            seen.append(set())
+        runs[place].append(row)
+        seen[place].add(sentences[row])
+    return runs
+
+
+def _pair(sentence: str, pivot: str, row: int, paraphrase: str, scores: dict[str, float], wrong_script: str | None) -> ParabankPair:
+    return ParabankPair(
+        source=sentence, paraphrase=paraphrase, translation=pivot,
+        dual_score=scores.get("dual_score"), forward_logprob=scores.get("forward_logprob"),
+        reverse_logprob=scores.get("reverse_logprob"), edit_ratio=scores["edit_ratio"],
+        wrong_script_share=scores.get("wrong_script_share") if wrong_script is not None else None, row=row,
+    )
 
 
 class BergamotDirection:
@@ -367,17 +418,6 @@ class BergamotDirection:
 
     def __repr__(self) -> str:
         return f"BergamotDirection({self.direction!r}, {self.engine!r})"
-
-
-def _dual_scores(to_model, from_model, survivors, pivots, token_budget, progress) -> list[tuple[Any, Any]]:
-    """(forward, reverse) :class:`~augkit.models.TargetScore` of each surviving candidate."""
-    if not survivors:
-        return []
-    candidates = [candidate.text for _, candidate in survivors]
-    sides = [pivots[row] for row, _ in survivors]
-    forward = to_model.score(sides, candidates, token_budget=token_budget, progress=progress, description="forward-scoring candidates")
-    reverse = from_model.score(candidates, sides, token_budget=token_budget, progress=progress, description="reverse-scoring candidates")
-    return list(zip(forward, reverse, strict=True))
 
 
 def _generate(model, texts, num_beams, num_return, token_budget, progress, description) -> list[list[str]]:
