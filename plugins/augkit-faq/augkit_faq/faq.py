@@ -156,7 +156,7 @@ def paraphrase_faq(
         warnings.warn(f"augkit faq: {note}", RuntimeWarning, stacklevel=2)
     chosen_generator = resolve_generator(generator, top_k=top_k, top_p=top_p, max_length=max_length, device=device)
     pipeline = faq_pipeline(
-        _ShowingProgress(chosen_generator, progress), n=n, num_return=num_return, min_similarity=min_similarity,
+        chosen_generator, progress=progress, n=n, num_return=num_return, min_similarity=min_similarity,
         screens=screens, encoder=encoder, device=device,
     )
 
@@ -194,6 +194,7 @@ def faq_pipeline(
     screens: Sequence[str] = DEFAULT_SCREENS,
     encoder: str | None = None,
     device: str = "cpu",
+    progress: bool = False,
 ) -> Any:
     """The pipeline :func:`paraphrase_faq` runs on the questions, step by step the thesis'
     procedure (see the module docstring):
@@ -208,6 +209,8 @@ def faq_pipeline(
     """
     from augkit.plugin import LabelIntegrityFilter, Pipeline, SemanticFilter, TopKFilter
 
+    if isinstance(generator, QuestionGenerator):  # shown by name in the string form, with the progress asked
+        generator = _ShowingProgress(generator, progress)
     paraphraser = FaqParaphraser(generator=generator, device=device, num_return=num_return, keep_duplicates=True)
     steps = [
         duplicate_rule(),
