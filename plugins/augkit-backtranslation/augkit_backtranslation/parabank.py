@@ -32,7 +32,6 @@ from typing import Any
 
 from augkit.plugin import (
     DEFAULT_TOKEN_BUDGET,
-    DUPLICATE_OF_SOURCE,
     EditRatioFilter,
     ExactDuplicateFilter,
     GenerationResult,
@@ -176,7 +175,9 @@ def filter_candidates(
     order, and how many each filter dropped (keys ``wrong_script``, ``blank``, ``copies``,
     ``duplicates``, ``edit_ratio``).
 
-    In order: more than ``max_wrong_script_share`` of the letters in ``wrong_script``
+    The per-sentence steps of :func:`build_parabank` (:func:`parabank_pipeline`, without the
+    dual score), run on the given candidates. In order: more than ``max_wrong_script_share``
+    of the letters in ``wrong_script``
     (:func:`~augkit_backtranslation.scripts.script_share`; skipped when ``wrong_script`` is
     None); empty; the source again up to case and spacing, or a repeat of an earlier
     candidate (augkit's duplicate rule, :func:`duplicate_rule`); a character edit-distance
@@ -188,36 +189,41 @@ def filter_candidates(
     >>> [c.text for c in kept], dropped["wrong_script"], dropped["copies"]
     (['我的卡不见了'], 1, 1)
     """
-    dropped = dict.fromkeys(("wrong_script", "blank", "copies", "duplicates", "edit_ratio"), 0)
-    duplicates = duplicate_rule()
-    edit_ratio = EditRatioFilter(min=min_edit_ratio)
-    readable: list[tuple[str, float | None]] = []
-    for candidate in candidates:
-        share = script_share(candidate, wrong_script) if wrong_script is not None else None
-        if share is not None and share > max_wrong_script_share:
-            dropped["wrong_script"] += 1
-        elif not duplicates.key(candidate):
-            dropped["blank"] += 1
-        else:
-            readable.append((candidate, share))
-    kept: list[FilteredCandidate] = []
-    verdicts = duplicates.repeats(source, [candidate for candidate, _ in readable])
-    for (candidate, share), verdict in zip(readable, verdicts, strict=True):
-        if verdict is not None:
-            dropped["copies" if verdict == DUPLICATE_OF_SOURCE else "duplicates"] += 1
-            continue
-        ratio = edit_ratio.ratio(source, candidate)
-        if not edit_ratio.keeps(ratio):
-            dropped["edit_ratio"] += 1
-            continue
-        kept.append(FilteredCandidate(candidate, ratio, share))
+    listed = _ListedCandidates(list(candidates))
+    asked = max(1, len(listed.candidates))
+    pipeline, generator = parabank_pipeline(
+        listed, None, k=asked, wrong_script=wrong_script, max_wrong_script_share=max_wrong_script_share,
+        min_edit_ratio=min_edit_ratio,
+    )
+    generator.pivots[source] = source  # the listed candidates need no pivot
+    outcome = pipeline.run_batch([source], asked, 0, trace=True, strict=True)
+    trace = outcome.traces[0]
+    dropped = {key: sum(entry.dropped_by == step for entry in trace) for key, step in DROPPED_BY.items()}
+    dropped["blank"] = generator.generated[0] - len(trace)
+    dropped = {key: dropped[key] for key in ("wrong_script", "blank", "copies", "duplicates", "edit_ratio")}
+    kept = [
+        FilteredCandidate(c.text, c.scores["edit_ratio"], c.scores.get("wrong_script_share") if wrong_script is not None else None)
+        for c in outcome.candidates[0]
+    ]
     return kept, dropped
 
 
-def duplicate_rule() -> ExactDuplicateFilter:
+class _ListedCandidates:
+    """A "model" that generates the given candidates whatever it translates: runs
+    :func:`parabank_pipeline` on candidates made elsewhere."""
+
+    def __init__(self, candidates: list[str]):
+        self.candidates = candidates
+
+    def generate(self, texts: Sequence[str], **options: Any) -> GenerationResult:
+        return GenerationResult([list(self.candidates) for _ in texts])
+
+
+def duplicate_rule(**options: bool) -> ExactDuplicateFilter:
     """The paper's duplicate rule as augkit's one rule: a candidate equal to the original
-    sentence or to an earlier candidate, up to letter case and spacing, is dropped."""
-    return ExactDuplicateFilter(ignore_case=True)
+    sentence or to an earlier candidate, up to letter case and spacing, is dropped.
+    ``options`` narrow it (``against_candidates=False``: copies of the sentence only)."""
+    return ExactDuplicateFilter(ignore_case=True, **options)
 
 
 def kept_by_top_fraction(survivors: int, top_fraction: float) -> int:
@@ -354,8 +360,8 @@ def parabank_pipeline(
     if wrong_script is not None:
         steps.append(WrongScriptFilter(wrong_script, max_wrong_script_share))
     steps += [
-        ExactDuplicateFilter(ignore_case=True, against_candidates=False),  # copies of the sentence
-        ExactDuplicateFilter(ignore_case=True, against_source=False),  # repeats of an earlier candidate
+        duplicate_rule(against_candidates=False),  # copies of the sentence
+        duplicate_rule(against_source=False),  # repeats of an earlier candidate
         EditRatioFilter(min=min_edit_ratio),
     ]
     if from_language_model is not None:
