@@ -55,17 +55,17 @@ def test_the_edit_ratio_rule_is_the_metric_within_min_and_max():
     assert EditRatioFilter(min=0.12).keeps(1e9)  # no max: no upper bound
 
 
-def test_an_old_parameter_name_works_with_a_deprecation_warning_naming_the_new_one():
-    with pytest.warns(DeprecationWarning) as caught:
+def test_an_old_parameter_name_works_with_a_warning_naming_the_new_one():
+    with pytest.warns(FutureWarning) as caught:
         old = LengthFilter(min_ratio=0.3, max_ratio=1.5)
     assert [str(w.message) for w in caught] == [
         "length: parameter 'min_ratio' is now called 'min'", "length: parameter 'max_ratio' is now called 'max'"]
     assert caught[0].filename == __file__  # the warning points at the caller's line
     assert (old.min, old.max) == (0.3, 1.5)
-    with pytest.warns(DeprecationWarning, match="parameter 'max_ratio' is now called 'max'"):
+    with pytest.warns(FutureWarning, match="parameter 'max_ratio' is now called 'max'"):
         registered = augkit.get_registry().create_filter("length", {"max_ratio": 1.2})
     assert registered.max == 1.2
-    with pytest.warns(DeprecationWarning, match="'min_ratio' is now called 'min'"):
+    with pytest.warns(FutureWarning, match="'min_ratio' is now called 'min'"):
         pipeline = augkit.Pipeline.from_string("eda|length(min_ratio=0.4)")
     assert pipeline.filters[-1].min == 0.4
 
