@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from augkit.params import Parameter, current_names, describe_parameters
+from augkit.params import Parameter, describe_parameters, with_current_names
 
 
 class Configurable:
     """Base of :class:`~augkit.Augmenter` and :class:`~augkit.Filter`: every knob is a
     constructor keyword argument, stored on ``self`` under the same name."""
 
-    #: Parameters renamed since a release, old name -> new name (``{"min_ratio": "min"}``).
-    #: The old name keeps working, in Python, pipeline strings and ``-p``, with a
-    #: FutureWarning "parameter 'min_ratio' is now called 'min'": the one place where
-    #: augkit renames a parameter, so every step does it the same way.
-    renamed_parameters: ClassVar[Mapping[str, str]] = {}
+    #: Old parameter names still accepted (in Python, pipeline strings, ``-p``, ``**params``),
+    #: mapped to their new names, with a ``FutureWarning`` "parameter 'min_ratio' is now called
+    #: 'min'": the one place where augkit renames a parameter (``{"min_margin": "min"}``).
+    renamed_parameters: ClassVar[dict[str, str]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -57,7 +55,7 @@ def _accepting_old_names(init: Any, cls: type) -> Any:
     @functools.wraps(init)
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         owner = getattr(cls, "name", "") or cls.__name__
-        init(self, *args, **current_names(cls.renamed_parameters, owner, kwargs, stacklevel=2))
+        init(self, *args, **with_current_names(cls, owner, kwargs))
 
     return __init__
 

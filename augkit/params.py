@@ -8,8 +8,6 @@ line strings (``-p alpha_sr=0.2``) to the declared types.
 
 from __future__ import annotations
 
-import warnings
-
 import ast
 import difflib
 import inspect
@@ -82,6 +80,22 @@ def accepts_any_keyword(cls: type) -> bool:
     return any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values())
 
 
+def with_current_names(cls: type, owner: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` with every old parameter name the class declares renamed
+    (``renamed_parameters = {"old": "new"}``) replaced by its new name, with a
+    ``FutureWarning`` saying so; giving both the old and the new name is an error."""
+    renamed = getattr(cls, "renamed_parameters", None) or {}
+    current = dict(params)
+    for old, new in renamed.items():
+        if old not in current:
+            continue
+        if new in current:
+            raise InvalidParameterError(f"{owner}: parameter {old!r} is now called {new!r}; give only {new!r}")
+        warnings.warn(f"{owner}: parameter {old!r} is now called {new!r}", FutureWarning, stacklevel=3)
+        current[new] = current.pop(old)
+    return current
+
+
 def check_parameters(cls: type, owner: str, params: Mapping[str, Any]) -> None:
     """Fail with the list of valid names when ``params`` holds a name ``cls`` does not take."""
     if accepts_any_keyword(cls):
@@ -117,37 +131,10 @@ def checked_values(cls: type, owner: str, params: Mapping[str, Any]) -> dict[str
     return checked
 
 
-def current_names(renamed: Mapping[str, str], owner: str, params: Mapping[str, Any], *, stacklevel: int = 2) -> dict[str, Any]:
-    """``params`` with every old parameter name of ``renamed`` (old -> new) replaced by its new
-    name, each with a :class:`FutureWarning` (shown to users by default) ``"length: parameter 'min_ratio' is now called
-    'min'"``; giving both names of one parameter is an error.
-
-    >>> import warnings
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore")
-    ...     current_names({"min_ratio": "min"}, "length", {"min_ratio": 0.3, "unit": "chars"})
-    {'min': 0.3, 'unit': 'chars'}
-    """
-    if not renamed or not any(name in renamed for name in params):
-        return dict(params)
-    current: dict[str, Any] = {}
-    for name, value in params.items():
-        new = renamed.get(name)
-        if new is None:
-            current[name] = value
-            continue
-        if new in params:
-            raise InvalidParameterError(f"{owner}: parameter {name!r} is now called {new!r}; give only {new!r}")
-        warnings.warn(f"{owner}: parameter {name!r} is now called {new!r}", FutureWarning, stacklevel=stacklevel + 1)
-        current[new] = value
-    return current
-
-
 def instantiate(cls: type, owner: str, params: Mapping[str, Any]) -> Any:
     """Build ``cls(**params)`` after checking the names and the kinds of the values declared
-    bool, int or float; bad values surface as :class:`InvalidParameterError` naming the owner.
-    Old names listed in ``cls.renamed_parameters`` are accepted with a deprecation warning."""
-    params = current_names(getattr(cls, "renamed_parameters", {}), owner, params, stacklevel=3)
+    bool, int or float; bad values surface as :class:`InvalidParameterError` naming the owner."""
+    params = with_current_names(cls, owner, params)
     check_parameters(cls, owner, params)
     params = checked_values(cls, owner, params)
     try:

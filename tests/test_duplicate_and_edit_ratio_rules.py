@@ -55,7 +55,7 @@ def test_the_edit_ratio_rule_is_the_metric_within_min_and_max():
     assert EditRatioFilter(min=0.12).keeps(1e9)  # no max: no upper bound
 
 
-def test_an_old_parameter_name_works_with_a_deprecation_warning_naming_the_new_one():
+def test_an_old_parameter_name_works_with_a_warning_naming_the_new_one():
     with pytest.warns(FutureWarning) as caught:
         old = LengthFilter(min_ratio=0.3, max_ratio=1.5)
     assert [str(w.message) for w in caught] == [

@@ -20,7 +20,7 @@ class LengthFilter(Filter):
     ----------
     min : float
         Shortest candidate kept, as a fraction of the source's length (formerly ``min_ratio``,
-        still accepted with a deprecation warning).
+        still accepted with a warning).
     max : float
         Longest candidate kept, as a multiple of the source's length (formerly ``max_ratio``).
     unit : str
