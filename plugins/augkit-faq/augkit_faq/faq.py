@@ -168,6 +168,7 @@ def paraphrase_faq(
         pipeline.prepare(questions.all_questions)  # label_integrity: retrieve among all the questions
         # Each question's candidates depend on the seed and its text alone (the augmenter
         # draws from RowSeeder(seed, "faq") on the question), whatever the other questions.
+        # strict: an error on a question stops the run, naming it (as the hand-wired version did)
         outcome = pipeline.run_batch(texts, EVERY_CANDIDATE, resolve_seed(seed), trace=True, strict=True)
         traces = outcome.traces
         ranked = [[candidate.text for candidate in row] for row in outcome.candidates]
@@ -199,10 +200,10 @@ def faq_pipeline(
     """The pipeline :func:`paraphrase_faq` runs on the questions, step by step the thesis'
     procedure (see the module docstring):
 
-    ``[dedup=false]faq(num_return=40, keep_duplicates=true)|dedup(ignore_case=true,
-    ignore_final_punctuation=true)|negation|numbers|entities|semantic(max=1.0)|
-    label_integrity(own_source=true)|top_k(weights=semantic=1)`` (``top_k(k=n, ...)`` when
-    ``n`` is given). The ``faq`` augmenter returns its repeats so that ``dedup`` drops them
+    ``faq(generator=..., num_return=40, keep_duplicates=True)|dedup(ignore_case=True,
+    ignore_final_punctuation=True)|negation|numbers|entities|semantic(max=1.0)|
+    label_integrity(own_source=True)|top_k(weights={'semantic': 1.0})`` (``top_k(k=n, ...)``
+    when ``n`` is given; the screens are ``screens``). The ``faq`` augmenter returns its repeats so that ``dedup`` drops them
     and the trace records them; ``top_k`` ranks by similarity, generation order breaking
     ties. Run it with :data:`EVERY_CANDIDATE` as ``n``: the generator is asked for
     ``num_return`` and everything it gives is kept for the steps to decide on.
