@@ -437,6 +437,7 @@ def _find_parameter(registry, step: str, name: str) -> Parameter | None:
     entry = table.get(step)
     if entry is None:
         return None
+    name = getattr(entry.cls, "renamed_parameters", {}).get(name, name)
     return next((p for p in entry.cls.parameters() if p.name == name), None)
 
 

@@ -8,14 +8,13 @@ line strings (``-p alpha_sr=0.2``) to the declared types.
 
 from __future__ import annotations
 
-import warnings
-
 import ast
 import difflib
 import inspect
 import math
 import re
 import typing
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
