@@ -6,6 +6,7 @@ from augkit.filters import (
     EditRatioFilter,
     EntitiesFilter,
     ExactDuplicateFilter,
+    FluencyScorer,
     LabelIntegrityFilter,
     LengthFilter,
     NegationFilter,
@@ -20,6 +21,6 @@ from augkit.hookspecs import hookimpl
 def register_filters(register):
     for filter_class in (
         ExactDuplicateFilter, SemanticFilter, LabelIntegrityFilter, EditRatioFilter, LengthFilter, TopKFilter,
-        NegationFilter, NumbersFilter, EntitiesFilter,
+        NegationFilter, NumbersFilter, EntitiesFilter, FluencyScorer,
     ):
         register(filter_class)

@@ -7,6 +7,7 @@ from augkit.filters.base import BatchContext, DatasetContext, Filter
 from augkit.filters.dedup import ExactDuplicateFilter
 from augkit.filters.edit_ratio import EditRatioFilter
 from augkit.filters.entities import EntitiesFilter
+from augkit.filters.fluency import FluencyScorer
 from augkit.filters.label_integrity import LabelIntegrityFilter
 from augkit.filters.label_safety import LabelSafetyFilter, Mismatch
 from augkit.filters.length import LengthFilter
@@ -22,6 +23,7 @@ __all__ = [
     "EntitiesFilter",
     "ExactDuplicateFilter",
     "Filter",
+    "FluencyScorer",
     "LabelIntegrityFilter",
     "LabelSafetyFilter",
     "LengthFilter",

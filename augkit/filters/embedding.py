@@ -6,13 +6,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from augkit.candidate import Candidate
-from augkit.encoders import pairwise_cosine
+from augkit.models.encoder import pairwise_cosine
 
 
 def encoder_for(step: Any):
     """The process-wide encoder named by a filter's ``model`` and ``device`` parameters.
     Looked up on each use rather than stored, so a filter stays light to pickle."""
-    from augkit.encoders import get_encoder
+    from augkit.models.encoder import get_encoder
 
     return get_encoder(step.model, step.device)
 

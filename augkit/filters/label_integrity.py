@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from augkit.candidate import Candidate
-from augkit.encoders import cosine_matrix, pairwise_cosine
+from augkit.models.encoder import cosine_matrix, pairwise_cosine
 from augkit.errors import InputError, UsageError
 from augkit.filters.base import BatchContext, DatasetContext, Filter, check_sources
 from augkit.filters.embedding import encoder_for

@@ -245,7 +245,7 @@ def _name_nearest_questions(records, all_questions: list[str], encoder: str | No
     rejected = [r for r in records if r["status"] == "other_question_nearer"]
     if not rejected:
         return
-    from augkit.encoders import cosine_matrix, get_encoder
+    from augkit.models.encoder import cosine_matrix, get_encoder
 
     model = get_encoder(encoder, device)
     similarity = cosine_matrix(model.encode([r["candidate"] for r in rejected]), model.encode(all_questions))
