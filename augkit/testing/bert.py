@@ -88,6 +88,8 @@ def _write_bert(
     tokenizer = transformers.PreTrainedTokenizerFast(
         tokenizer_object=trained, pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]",
         sep_token="[SEP]", mask_token="[MASK]", model_max_length=max_positions,
+        # as bert-base-uncased's tokenizer: segment ids tell a pair's two texts apart
+        model_input_names=["input_ids", "token_type_ids", "attention_mask"],
     )
     config = transformers.BertConfig(
         vocab_size=trained.get_vocab_size(), hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,

@@ -5,6 +5,7 @@ a real model's vocabulary size (a benchmark then pays for a full-size output lay
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,15 +31,35 @@ def _check_texts(texts: Sequence[str]) -> None:
 
 
 def train_wordpiece(texts: Sequence[str], vocab_size: int, *, padded_vocab_size: int | None = None) -> Any:
-    """A lower-casing BERT WordPiece ``tokenizers.Tokenizer`` trained on ``texts``, with
-    ``[CLS] A [SEP]`` / ``[CLS] A [SEP] B [SEP]`` templates (segment ids 0 and 1)."""
+    """A lower-casing BERT WordPiece ``tokenizers.Tokenizer`` for ``texts``, with
+    ``[CLS] A [SEP]`` / ``[CLS] A [SEP] B [SEP]`` templates (segment ids 0 and 1).
+
+    The vocabulary is built here rather than by ``tokenizers``' WordPiece trainer, whose
+    choice among equally frequent pieces changes from run to run: the special tokens, every
+    character of ``texts`` (word-initial and ``##`` continuation, so any word of those
+    characters tokenises), then the most frequent words (ties in alphabetical order) up to
+    ``vocab_size``. Same texts, same vocabulary."""
     _check_texts(texts)
     tokenizers = _tokenizers()
-    tokenizer = tokenizers.Tokenizer(tokenizers.models.WordPiece(unk_token="[UNK]"))
-    tokenizer.normalizer = tokenizers.normalizers.BertNormalizer(lowercase=True)
-    tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
+    normalizer = tokenizers.normalizers.BertNormalizer(lowercase=True)
+    pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(word for word, _ in pre_tokenizer.pre_tokenize_str(normalizer.normalize_str(text)))
+    characters = sorted({character for word in counts for character in word})
+    names = [*BERT_SPECIAL, *characters, *(f"##{c}" for c in characters)]
+    taken = set(names)
+    for word, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        if len(names) >= vocab_size:
+            break
+        if word not in taken:
+            names.append(word)
+            taken.add(word)
+    tokenizer = tokenizers.Tokenizer(tokenizers.models.WordPiece({name: i for i, name in enumerate(names)}, unk_token="[UNK]"))
+    tokenizer.normalizer = normalizer
+    tokenizer.pre_tokenizer = pre_tokenizer
     tokenizer.decoder = tokenizers.decoders.WordPiece()
-    tokenizer.train_from_iterator(list(texts), tokenizers.trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=list(BERT_SPECIAL)))
+    tokenizer.add_special_tokens(list(BERT_SPECIAL))
     tokenizer = _padded(tokenizer, padded_vocab_size, "filler{}")
     cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
     tokenizer.post_processor = tokenizers.processors.TemplateProcessing(
