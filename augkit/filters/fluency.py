@@ -12,8 +12,10 @@ DEFAULT_FLUENCY_MODEL = "gpt2"
 
 
 class FluencyScorer(Filter):
-    """Adds the score ``fluency``: the mean per-token log-probability (natural log) of the
-    candidate under a causal language model, after the model's start token. Higher is more
+    """Adds the score ``fluency`` (how fluent a candidate reads) and keeps every candidate.
+
+    The score is the mean per-token log-probability (natural log) of the candidate under a
+    causal language model, after the model's start token. Higher is more
     fluent (0 is the ceiling; ``exp(-fluency)`` is the perplexity). Keeps every candidate:
     a ranker such as ``top_k`` then weighs the score. An empty candidate scores NaN.
 
