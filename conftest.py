@@ -134,33 +134,40 @@ def tiny_causal_lm(shared_data, tmp_path_factory) -> Path:
     """A directory holding a randomly initialised 2-layer GPT-2 (32-dim, 64 positions) and a
     byte-level BPE tokenizer trained on BANKING77's training texts, saved with
     ``save_pretrained`` (safetensors) as a user's own model directory would be."""
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch")
     pytest.importorskip("transformers")
-    tokenizers = pytest.importorskip("tokenizers")
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+    pytest.importorskip("tokenizers")
+    from augkit.testing import build_gpt2_causal_lm
 
     texts = read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
-    byte_level = tokenizers.pre_tokenizers.ByteLevel
-    tokenizer = tokenizers.Tokenizer(tokenizers.models.BPE())
-    tokenizer.pre_tokenizer = byte_level(add_prefix_space=False)
-    tokenizer.decoder = tokenizers.decoders.ByteLevel()
-    trainer = tokenizers.trainers.BpeTrainer(
-        vocab_size=400, special_tokens=["<|endoftext|>"], initial_alphabet=byte_level.alphabet()
-    )
-    tokenizer.train_from_iterator(texts, trainer)
-    wrapped = PreTrainedTokenizerFast(tokenizer_object=tokenizer, bos_token="<|endoftext|>", eos_token="<|endoftext|>")
-    end = tokenizer.token_to_id("<|endoftext|>")
-    config = GPT2Config(
-        vocab_size=tokenizer.get_vocab_size(), n_positions=64, n_layer=2, n_head=2, n_embd=32,
-        bos_token_id=end, eos_token_id=end,
-    )
-    with torch.random.fork_rng():
-        torch.manual_seed(0)
-        model = GPT2LMHeadModel(config)
-    folder = tmp_path_factory.mktemp("tiny-gpt2")
-    model.save_pretrained(folder, safe_serialization=True)
-    wrapped.save_pretrained(folder)
-    return folder
+    return build_gpt2_causal_lm(tmp_path_factory.mktemp("tiny-gpt2"), texts)
+
+
+@pytest.fixture(scope="session")
+def tiny_masked_lm(shared_data, tmp_path_factory) -> Path:
+    """A random 2-layer BERT masked LM (32-dim, 64 positions) with a lower-casing WordPiece
+    tokenizer trained on BANKING77's training texts; weights drawn with std 0.5, so fills
+    depend on the input."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    pytest.importorskip("tokenizers")
+    from augkit.testing import build_bert_masked_lm
+
+    texts = read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
+    return build_bert_masked_lm(tmp_path_factory.mktemp("tiny-bert") / "bert", texts, init_std=0.5)
+
+
+@pytest.fixture(scope="session")
+def tiny_pair_classifier(shared_data, tmp_path_factory) -> Path:
+    """A random 2-layer BERT pair classifier over entailment / neutral / contradiction
+    (WordPiece trained on BANKING77's training texts; weights drawn with std 0.5)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    pytest.importorskip("tokenizers")
+    from augkit.testing import build_pair_classifier
+
+    texts = read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
+    return build_pair_classifier(tmp_path_factory.mktemp("tiny-nli") / "nli", texts, init_std=0.5)
 
 
 @pytest.fixture(scope="session")

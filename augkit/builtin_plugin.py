@@ -8,6 +8,7 @@ from augkit.filters import (
     EditRatioFilter,
     EntitiesFilter,
     ExactDuplicateFilter,
+    FluencyScorer,
     LabelIntegrityFilter,
     LengthFilter,
     NegationFilter,
@@ -23,6 +24,6 @@ from augkit.hookspecs import hookimpl
 def register_filters(register):
     for filter_class in (
         ExactDuplicateFilter, SemanticFilter, LabelIntegrityFilter, EditRatioFilter, LengthFilter, TopKFilter,
-        NegationFilter, NumbersFilter, EntitiesFilter, DiversityScorer, BleuToSourceScorer, RankFilter,
+        NegationFilter, NumbersFilter, EntitiesFilter, DiversityScorer, BleuToSourceScorer, FluencyScorer, RankFilter,
     ):
         register(filter_class)

@@ -4,7 +4,7 @@ Two workloads on BANKING77 (the official training CSV), both in one process run:
 
 - encoding: 10,000 distinct sentences. Peer: sentence-transformers as is, one
   ``model.encode([text])`` call per sentence (and, for reference, its own batched
-  ``encode(texts, batch_size=128)``). augkit: :class:`augkit.encoders.SentenceEncoder` at
+  ``encode(texts, batch_size=128)``). augkit: :class:`augkit.models.encoder.SentenceEncoder` at
   batch sizes 1, 32 and 128.
 - filtering: EDA candidates (n=4) of 2,500 sentences, 10,000 candidates, each scored
   against its source. Peer: one ``encode`` call for the source and one for the candidate,
@@ -87,7 +87,7 @@ def peer_pairs_one_at_a_time(model, pairs: list[tuple[str, str]]) -> list[float]
 
 
 def augkit_encoding(texts: list[str], batch_size: int):
-    from augkit.encoders import SentenceEncoder
+    from augkit.models.encoder import SentenceEncoder
 
     encoder = SentenceEncoder(batch_size=batch_size, cache_size=0)
     _, seconds = timed(encoder.encode, texts)
@@ -99,7 +99,7 @@ def augkit_filtering(sources: list[str], rows: list[list[str]], batch_size: int)
     ``prepare``, then pipeline batches of sources (augkit.augment's default size) with
     their candidates."""
     from augkit.candidate import Candidate
-    from augkit.encoders import EncoderStats, get_encoder
+    from augkit.models.encoder import EncoderStats, get_encoder
     from augkit.engine import DEFAULT_BATCH_SIZE as engine_batch
     from augkit.filters import BatchContext, DatasetContext, SemanticFilter
 
@@ -132,7 +132,7 @@ def main() -> None:
     from sentence_transformers import SentenceTransformer
 
     import augkit
-    from augkit.encoders import resolve_encoder
+    from augkit.models.encoder import resolve_encoder
 
     torch.set_num_threads(args.threads)
     texts = read_sentences(args.data, args.sentences)

@@ -38,7 +38,9 @@ def timed_run(texts: list[str], spec: str, n: int, trace: bool) -> tuple[float, 
     """Seconds of one ``augment_with_report`` call, the augmentations it made and the
     trace rows (0 when off)."""
     import augkit
+    from augkit.encoders import get_encoder
 
+    get_encoder(None).clear_cache()  # the encoder remembers embeddings: each run embeds everything afresh
     start = time.perf_counter()
     _, report = augkit.augment_with_report(texts, spec, n=n, seed=0, progress=False, trace=trace)
     seconds = time.perf_counter() - start

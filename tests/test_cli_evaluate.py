@@ -133,7 +133,7 @@ def test_semantic_similarity_with_the_packaged_encoder(slice_files, capsys):
 
 
 def test_an_unavailable_default_encoder_is_skipped_with_a_note(slice_files, monkeypatch):
-    import augkit.encoders
+    import augkit.models.encoder
     from augkit.errors import ModelNotAvailableError
     from augkit.evaluation import evaluate_augmentations
     from augkit.table_io import read_table
@@ -141,7 +141,7 @@ def test_an_unavailable_default_encoder_is_skipped_with_a_note(slice_files, monk
     def unavailable(model=None):
         raise ModelNotAvailableError("sentence-transformers model 'x' is not available: offline")
 
-    monkeypatch.setattr(augkit.encoders, "get_encoder", unavailable)
+    monkeypatch.setattr(augkit.models.encoder, "get_encoder", unavailable)
     paths, _, _ = slice_files
     original, augmented = read_table(paths["original"]), read_table(paths["augmented"])
     table = evaluate_augmentations(original, augmented)

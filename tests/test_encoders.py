@@ -7,7 +7,7 @@ import logging
 import numpy as np
 import pytest
 
-from augkit.encoders import (
+from augkit.models.encoder import (
     DEFAULT_ENCODER,
     SentenceEncoder,
     get_encoder,

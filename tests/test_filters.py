@@ -8,7 +8,7 @@ import pytest
 
 import augkit
 from augkit.candidate import Candidate
-from augkit.encoders import SentenceEncoder
+from augkit.models.encoder import SentenceEncoder
 from augkit.errors import InputError, InvalidParameterError, UsageError
 from augkit.filters import (
     BatchContext,

@@ -230,7 +230,7 @@ def test_rouge_stems_by_default_and_takes_the_best_reference():
 
 
 class LetterCountEncoder:
-    """Stands in for augkit.encoders.SentenceEncoder: unit-length letter-count vectors."""
+    """Stands in for augkit.models.encoder.SentenceEncoder: unit-length letter-count vectors."""
 
     def encode(self, texts):
         rows = np.zeros((len(texts), 26), dtype=np.float32)
@@ -249,7 +249,7 @@ def letter_cosine(a: str, b: str) -> float:
 
 @pytest.fixture
 def fake_encoder(monkeypatch):
-    import augkit.encoders
+    import augkit.models.encoder
 
     asked = []
 
@@ -257,7 +257,7 @@ def fake_encoder(monkeypatch):
         asked.append(model)
         return LetterCountEncoder()
 
-    monkeypatch.setattr(augkit.encoders, "get_encoder", get_encoder)
+    monkeypatch.setattr(augkit.models.encoder, "get_encoder", get_encoder)
     return asked
 
 

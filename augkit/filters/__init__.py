@@ -9,6 +9,7 @@ from augkit.filters.dedup import ExactDuplicateFilter
 from augkit.filters.diversity import DiversityScorer
 from augkit.filters.edit_ratio import EditRatioFilter
 from augkit.filters.entities import EntitiesFilter
+from augkit.filters.fluency import FluencyScorer
 from augkit.filters.label_integrity import LabelIntegrityFilter
 from augkit.filters.label_safety import LabelSafetyFilter, Mismatch
 from augkit.filters.length import LengthFilter
@@ -28,6 +29,7 @@ __all__ = [
     "EntitiesFilter",
     "ExactDuplicateFilter",
     "Filter",
+    "FluencyScorer",
     "LabelIntegrityFilter",
     "LabelSafetyFilter",
     "LengthFilter",

@@ -6,13 +6,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from augkit.candidate import Candidate
-from augkit.encoders import pairwise_cosine
 
 
 def encoder_for(step: Any):
     """The process-wide encoder named by a filter's ``model`` and ``device`` parameters.
     Looked up on each use rather than stored, so a filter stays light to pickle."""
-    from augkit.encoders import get_encoder
+    from augkit.models.encoder import get_encoder
 
     return get_encoder(step.model, step.device)
 
@@ -27,6 +26,8 @@ def candidate_source_similarity(
     source_rows = [index for index, row in enumerate(candidates) for _ in row]
     source_vectors = encoder.encode(sources)
     candidate_vectors = encoder.encode(texts)
+    from augkit.models.encoder import pairwise_cosine  # the model runtime loads on first use
+
     flat = pairwise_cosine(candidate_vectors, source_vectors[source_rows]).tolist()
     out, start = [], 0
     for row in candidates:

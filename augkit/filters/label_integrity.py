@@ -7,7 +7,6 @@ import math
 from typing import Any
 
 from augkit.candidate import Candidate
-from augkit.encoders import cosine_matrix, pairwise_cosine
 from augkit.errors import InputError, UsageError
 from augkit.filters.base import BatchContext, DatasetContext, Filter, check_sources
 from augkit.filters.embedding import encoder_for
@@ -97,6 +96,8 @@ class LabelIntegrityFilter(Filter):
     def _margins(self, sources, candidates, context, flat) -> list[float]:
         """Best allowed similarity minus best forbidden similarity, per candidate."""
         import numpy as np
+
+        from augkit.models.encoder import cosine_matrix, pairwise_cosine  # the model runtime loads on first use
 
         vectors = encoder_for(self).encode([candidate.text for _, candidate in flat])
         rows = [row_index for row_index, _ in flat]

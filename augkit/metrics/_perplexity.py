@@ -1,8 +1,10 @@
 """Perplexity of texts under a causal language model, batched, plus the geometric mean
 and standard deviation to summarise it.
 
-torch and transformers are imported on first use. A model is loaded once per (model,
-device) in a process.
+Scoring is :meth:`augkit.models.CausalLM.token_logprobs`, the runtime every causal-LM
+user shares (token-budget batches, results independent of the batch); torch and
+transformers are imported on first use, and a model is loaded once per (model, device) in
+a process.
 """
 
 from __future__ import annotations
@@ -37,15 +39,16 @@ def perplexity(
     tokenizer's BOS token (or EOS, GPT-2's <|endoftext|>) is put first so that the first
     word is scored too; otherwise the first token is only context. A text with no token to
     score (empty, or one token without a start token) gets NaN. Texts longer than the
-    model's context are cut to it.
+    model's context are cut to it (a warning says how many).
 
     ``model`` is a Hugging Face model id (from the local cache when offline) or a local
     directory saved with ``save_pretrained``. It is loaded with
     ``AutoModelForCausalLM.from_pretrained(model, use_safetensors=True,
     trust_remote_code=False)``: safetensors weights only, never code from the model
-    repository. Texts are sorted by length and batched (``batch_size`` per forward pass),
-    right-padded, with an attention mask and the padding left out of the loss, so the
-    values do not depend on the batch size (up to float rounding).
+    repository. Scoring is :meth:`augkit.models.CausalLM.token_logprobs`: texts are sorted
+    by length and batched with texts of the same padded length (at most ``batch_size`` per
+    forward pass), right-padded, with an attention mask and the padding left out of the
+    loss, so the values do not depend on the batch size (up to float rounding).
 
     Aggregating: perplexities are skewed; Chevasson et al., 2022 (dist-2's paper) report
     the geometric mean and standard deviation (the mean and std of log PPL, exponentiated):
@@ -60,17 +63,10 @@ def perplexity(
     items = text_list(texts, "texts")
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise InvalidParameterError(f"batch_size must be an integer >= 1, got {batch_size!r}")
-    out = np.full(len(items), np.nan, dtype=np.float64)
     if not items:
-        return out
-    tokenizer, lm = load_causal_lm(model, device)
-    encoded = _encode(items, tokenizer, lm, add_start_token)
-    order = sorted(range(len(items)), key=lambda i: len(encoded[i]))
-    for start in range(0, len(order), batch_size):
-        batch = [i for i in order[start : start + batch_size] if len(encoded[i]) >= 2]
-        if batch:
-            out[batch] = np.exp(_mean_nll([encoded[i] for i in batch], lm, device))
-    return out
+        return np.full(0, np.nan, dtype=np.float64)
+    mean_logprobs = _runtime(model, device).mean_logprob(items, add_start_token=add_start_token, batch_size=batch_size)
+    return np.exp(-np.asarray(mean_logprobs, dtype=np.float64))
 
 
 def geometric_mean(values: Iterable[float]) -> float:
@@ -102,53 +98,17 @@ def _finite_logs(values: Iterable[float]) -> list[float]:
     return logs
 
 
-def _encode(texts: list[str], tokenizer: Any, lm: Any, add_start_token: bool) -> list[list[int]]:
-    start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
-    prefix = [start] if add_start_token and start is not None else []
-    limit = _context_length(lm, tokenizer)
-    ids = tokenizer(texts, add_special_tokens=False)["input_ids"]
-    return [(prefix + list(row))[:limit] for row in ids]
+def _runtime(model: str, device: str) -> Any:
+    if not isinstance(model, str) or not model.strip():
+        raise InvalidParameterError(f"model must be a model id or a directory, got {model!r}")
+    from augkit.models.loading import load_causal_lm as load_runtime
 
-
-def _mean_nll(rows: list[list[int]], lm: Any, device: str):
-    """Mean negative log-likelihood of tokens 2..T of each row (numpy array)."""
-    import torch
-
-    width = max(len(row) for row in rows)
-    input_ids = torch.zeros((len(rows), width), dtype=torch.long)
-    mask = torch.zeros((len(rows), width), dtype=torch.long)
-    for r, row in enumerate(rows):
-        input_ids[r, : len(row)] = torch.tensor(row, dtype=torch.long)
-        mask[r, : len(row)] = 1
-    with torch.inference_mode():
-        logits = lm(input_ids=input_ids.to(device), attention_mask=mask.to(device)).logits.float()
-        targets = input_ids[:, 1:].to(device)
-        scored = mask[:, 1:].to(device).float()
-        nll = torch.nn.functional.cross_entropy(
-            logits[:, :-1].reshape(-1, logits.shape[-1]), targets.reshape(-1), reduction="none"
-        ).view(len(rows), width - 1)
-        mean = (nll * scored).sum(dim=1) / scored.sum(dim=1)
-    return mean.double().cpu().numpy()
-
-
-def _context_length(lm: Any, tokenizer: Any) -> int:
-    config = lm.config
-    for name in ("max_position_embeddings", "n_positions", "n_ctx"):
-        value = getattr(config, name, None)
-        if isinstance(value, int) and value > 1:
-            return value
-    limit = getattr(tokenizer, "model_max_length", None)
-    return limit if isinstance(limit, int) and 1 < limit < 1_000_000 else 1024
+    return load_runtime(model, device=device, dtype="float32")
 
 
 def load_causal_lm(model: str, device: str = "cpu") -> tuple[Any, Any]:
-    """``(tokenizer, model)`` for a causal LM id or directory (or a folder under
-    ``$AUGKIT_MODEL_DIR``), in eval mode on ``device``; loaded once per (model, device) in
-    this process through :mod:`augkit.models`."""
-    if not isinstance(model, str) or not model.strip():
-        raise InvalidParameterError(f"model must be a model id or a directory, got {model!r}")
-    from augkit.models.loading import load_pretrained
-
-    lm, tokenizer = load_pretrained(model, "causal", device=device, dtype="float32")
-    return tokenizer, lm
-
+    """``(tokenizer, model)`` of the shared :class:`~augkit.models.CausalLM` for a causal LM
+    id or directory (or a folder under ``$AUGKIT_MODEL_DIR``), in eval mode on ``device``:
+    kept for callers of this module; new code uses :func:`augkit.models.load_causal_lm`."""
+    runtime = _runtime(model, device)
+    return runtime.tokenizer, runtime.model

@@ -18,7 +18,7 @@ def semantic_similarity(a: str | Sequence[str], b: str | Sequence[str], model: s
 
     cos(a, b) = e(a) . e(b) / (|e(a)| |e(b)|), with e a sentence encoder: by default
     all-MiniLM-L6-v2 (Reimers and Gurevych, 2019, "Sentence-BERT"), from
-    :func:`augkit.encoders.get_encoder` (``model``: any sentence-transformers id or
+    :func:`augkit.models.encoder.get_encoder` (``model``: any sentence-transformers id or
     directory). Its embeddings have unit length, so the cosine is their dot product.
     In [-1, 1]; paraphrases of one another score high, unrelated sentences near 0. The
     value depends on the encoder: compare numbers from the same ``model`` only.
@@ -36,7 +36,7 @@ def semantic_similarity(a: str | Sequence[str], b: str | Sequence[str], model: s
     same_length(left, right, "a", "b")
     if not left:
         return np.zeros(0, dtype=np.float32)
-    from augkit.encoders import get_encoder, pairwise_cosine
+    from augkit.models.encoder import get_encoder, pairwise_cosine
 
     embeddings = get_encoder(model).encode(left + right)
     similarity = pairwise_cosine(embeddings[: len(left)], embeddings[len(left) :])

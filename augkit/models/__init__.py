@@ -1,18 +1,38 @@
-"""The model runtime every neural augkit method runs on.
+"""The model runtime every neural augkit method runs on: one family per module.
 
-- :func:`load_seq2seq`: resolve a model spec (hub id, ``id@revision``, a directory, a folder
-  under ``$AUGKIT_MODEL_DIR``, a packaged model), load it once per process (safetensors,
-  no remote code) and share it; :func:`load_for_training` gives a private copy to fine-tune.
-- :class:`Seq2SeqModel`: length-sorted, token-budget batched generation (beam search or
-  sampling; long inputs split into sentences) and teacher-forced scoring.
+- :func:`load_seq2seq` -> :class:`Seq2SeqModel`: length-sorted, token-budget batched
+  generation (beam search or sampling; long inputs split into sentences) and teacher-forced
+  scoring (translation, paraphrasing).
+- :func:`load_masked_lm` -> :class:`MaskedLM`: top-k fills of character spans or mask
+  tokens (``bert-base-uncased``-shaped).
+- :func:`load_causal_lm` -> :class:`CausalLM`: per-token log-probabilities (fluency,
+  perplexity) and seeded sampling (GPT-2-shaped).
+- :func:`load_pair_classifier` -> :class:`PairClassifier`: class probabilities of (text,
+  text) pairs, label names from the config (MNLI-shaped).
+- :func:`get_encoder` -> :class:`SentenceEncoder`: sentence embeddings for the quality
+  filters (sentence-transformers).
 
-Importing this package is light; torch and transformers load with the first model.
+Every loader resolves a model spec the same way (hub id, ``id@revision``, a directory, a
+folder under ``$AUGKIT_MODEL_DIR``, a packaged model), loads safetensors only with no remote
+code, and shares one copy per process; :func:`load_for_training` gives a private copy to
+fine-tune. Importing this package is light; torch and transformers load with the first model.
 """
 
-from augkit.models.batching import DEFAULT_TOKEN_BUDGET, token_budget_batches
+from augkit.models.batching import DEFAULT_TOKEN_BUDGET, PAD_MULTIPLE, token_budget_batches
+from augkit.models.causal_lm import CausalLM
 from augkit.models.device import resolve_device, resolve_dtype
-from augkit.models.loading import clear_model_cache, load_for_training, load_seq2seq
+from augkit.models.encoder import SentenceEncoder, get_encoder
+from augkit.models.loading import (
+    clear_model_cache,
+    load_causal_lm,
+    load_for_training,
+    load_masked_lm,
+    load_pair_classifier,
+    load_seq2seq,
+)
 from augkit.models.long_inputs import split_sentences
+from augkit.models.masked_lm import Fill, MaskedLM
+from augkit.models.pair_classifier import PairClassifier
 from augkit.models.seq2seq import GenerationResult, Seq2SeqModel, TargetScore
 from augkit.models.spec import (
     MODEL_DIR_ENV,
@@ -24,13 +44,23 @@ from augkit.models.spec import (
 __all__ = [
     "DEFAULT_TOKEN_BUDGET",
     "MODEL_DIR_ENV",
+    "PAD_MULTIPLE",
+    "CausalLM",
+    "Fill",
     "GenerationResult",
+    "MaskedLM",
     "ModelSource",
     "ModelSpec",
+    "PairClassifier",
+    "SentenceEncoder",
     "Seq2SeqModel",
     "TargetScore",
     "clear_model_cache",
+    "get_encoder",
+    "load_causal_lm",
     "load_for_training",
+    "load_masked_lm",
+    "load_pair_classifier",
     "load_seq2seq",
     "resolve_device",
     "resolve_dtype",

@@ -35,20 +35,53 @@ def load_seq2seq(spec: str | os.PathLike | ModelSpec, *, device: str = "auto", d
     """
     from augkit.models.seq2seq import Seq2SeqModel
 
+    return _shared_runtime(spec, "seq2seq", Seq2SeqModel, device, dtype)
+
+
+def load_masked_lm(spec: str | os.PathLike | ModelSpec, *, device: str = "auto", dtype: str = "auto"):
+    """The shared :class:`~augkit.models.masked_lm.MaskedLM` (a ``bert-base-uncased``-shaped
+    fill-mask model) for ``spec``; same resolution, sharing, safety and errors as
+    :func:`load_seq2seq`."""
+    from augkit.models.masked_lm import MaskedLM
+
+    return _shared_runtime(spec, "masked", MaskedLM, device, dtype)
+
+
+def load_causal_lm(spec: str | os.PathLike | ModelSpec, *, device: str = "auto", dtype: str = "auto"):
+    """The shared :class:`~augkit.models.causal_lm.CausalLM` (a GPT-2-shaped language model)
+    for ``spec``; same resolution, sharing, safety and errors as :func:`load_seq2seq`."""
+    from augkit.models.causal_lm import CausalLM
+
+    return _shared_runtime(spec, "causal", CausalLM, device, dtype)
+
+
+def load_pair_classifier(spec: str | os.PathLike | ModelSpec, *, device: str = "auto", dtype: str = "auto"):
+    """The shared :class:`~augkit.models.pair_classifier.PairClassifier` (an MNLI-shaped
+    sequence-pair classifier) for ``spec``; same resolution, sharing, safety and errors as
+    :func:`load_seq2seq`."""
+    from augkit.models.pair_classifier import PairClassifier
+
+    return _shared_runtime(spec, "pair", PairClassifier, device, dtype)
+
+
+def _shared_runtime(spec: str | os.PathLike | ModelSpec, kind: str, runtime: type, device: str, dtype: str) -> Any:
+    """One ``runtime(name, model, tokenizer, device)`` per (source, revision, kind, device,
+    dtype) in this process, built around the shared pretrained model."""
     source = resolve_model_source(spec)
     device = resolve_device(device)
-    key = (source.location, source.revision, "seq2seq-runtime", device, dtype)
+    key = (source.location, source.revision, f"{kind}-runtime", device, dtype)
     with _lock:
         if key not in _cache:
-            model, tokenizer = _cached_pretrained(source, "seq2seq", device, dtype)
-            _cache[key] = Seq2SeqModel(str(source.spec), model, tokenizer, device)
+            model, tokenizer = _cached_pretrained(source, kind, device, dtype)
+            _cache[key] = runtime(str(source.spec), model, tokenizer, device)
         return _cache[key]
 
 
 def load_pretrained(spec: str | os.PathLike | ModelSpec, kind: str, *, device: str = "auto", dtype: str = "auto") -> tuple[Any, Any]:
-    """``(model, tokenizer)`` of kind ``"seq2seq"`` or ``"causal"`` (language model) for
-    ``spec``, in eval mode on ``device``, shared per process; same resolution, safety and
-    errors as :func:`load_seq2seq`."""
+    """``(model, tokenizer)`` of kind ``"seq2seq"``, ``"causal"`` (language model),
+    ``"masked"`` (fill-mask) or ``"pair"`` (sequence-pair classifier) for ``spec``, in eval
+    mode on ``device``, shared per process; same resolution, safety and errors as
+    :func:`load_seq2seq`."""
     source = resolve_model_source(spec)
     device = resolve_device(device)
     with _lock:
@@ -78,7 +111,12 @@ def clear_model_cache() -> None:
 
 
 #: Auto class and the name used in messages, per kind of model.
-_KINDS = {"seq2seq": ("AutoModelForSeq2SeqLM", "seq2seq"), "causal": ("AutoModelForCausalLM", "causal language")}
+_KINDS = {
+    "seq2seq": ("AutoModelForSeq2SeqLM", "seq2seq"),
+    "causal": ("AutoModelForCausalLM", "causal language"),
+    "masked": ("AutoModelForMaskedLM", "masked language"),
+    "pair": ("AutoModelForSequenceClassification", "sequence-pair classification"),
+}
 
 
 def _load_pretrained(source: ModelSource, kind: str, device: str, torch_dtype: Any) -> tuple[Any, Any]:

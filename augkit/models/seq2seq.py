@@ -9,7 +9,6 @@ limit (scoring); either way the caller is told which inputs, and a warning is is
 
 from __future__ import annotations
 
-import contextlib
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,9 +17,10 @@ from typing import Any, Literal
 from augkit.errors import InvalidParameterError
 from augkit.models.batching import (
     DEFAULT_TOKEN_BUDGET,
-    padded_length,
+    pad_rows,
     token_budget_batches,
 )
+from augkit.models.device import seeded_torch
 from augkit.models.long_inputs import Piece, pack_pieces
 from augkit.progress import progress_bar
 
@@ -157,7 +157,7 @@ class Seq2SeqModel:
         input_ids, attention_mask = self._pad(rows)
         from augkit.models.constraints import lean_constraints
 
-        with torch.inference_mode(), _seeded(seed, self.device):
+        with torch.inference_mode(), seeded_torch(seed, self.device):
             sequences = self.model.generate(
                 input_ids=input_ids, attention_mask=attention_mask,
                 **lean_constraints(self.model.generation_config, options),
@@ -283,15 +283,7 @@ class Seq2SeqModel:
 
     def _pad(self, rows: Sequence[Sequence[int]]) -> tuple[Any, Any]:
         """Right-padded ids and mask, padded to a multiple of 8 tokens, on the device."""
-        import torch
-
-        width = padded_length(max(len(row) for row in rows))
-        ids = torch.full((len(rows), width), self.tokenizer.pad_token_id, dtype=torch.long)
-        mask = torch.zeros((len(rows), width), dtype=torch.long)
-        for r, row in enumerate(rows):
-            ids[r, : len(row)] = torch.tensor(row, dtype=torch.long)
-            mask[r, : len(row)] = 1
-        return ids.to(self.device), mask.to(self.device)
+        return pad_rows(rows, self.tokenizer.pad_token_id, self.device)
 
 
 def _filler_items(items: int, rows_per_item: int) -> int:
@@ -300,19 +292,6 @@ def _filler_items(items: int, rows_per_item: int) -> int:
     while ((items + extra) * rows_per_item) % ROW_MULTIPLE:
         extra += 1
     return extra
-
-
-@contextlib.contextmanager
-def _seeded(seed: int | None, device: str):
-    """Seed torch for one sampled generation without touching the caller's random state."""
-    if seed is None:
-        yield
-        return
-    import torch
-
-    with torch.random.fork_rng(devices=[device] if device.startswith("cuda") else []):
-        torch.manual_seed(seed)
-        yield
 
 
 def _cut(ids: tuple[int, ...], limit: int) -> tuple[int, ...]:

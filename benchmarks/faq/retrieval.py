@@ -16,7 +16,7 @@ import numpy as np
 def top1_accuracy_embeddings(index_texts: Sequence[str], index_answers: Sequence[str], queries: Sequence[str],
                              query_answers: Sequence[str], encoder=None) -> float:
     """Share of queries whose nearest indexed text (sentence-embedding cosine) has their answer."""
-    from augkit.encoders import cosine_matrix, get_encoder
+    from augkit.models.encoder import cosine_matrix, get_encoder
 
     model = encoder or get_encoder()
     similarity = cosine_matrix(model.encode(list(queries)), model.encode(list(index_texts)))

@@ -74,10 +74,10 @@ class EmbeddingLogisticRegression:
 
 
 def embed(texts: Sequence[str]) -> np.ndarray:
-    """Embeddings of ``texts`` from augkit's shared encoder (``augkit.encoders.get_encoder()``),
+    """Embeddings of ``texts`` from augkit's shared encoder (``augkit.models.encoder.get_encoder()``),
     which embeds each distinct text once per process; texts pinned with :func:`pin_embeddings`
     are looked up here first."""
-    from augkit.encoders import get_encoder
+    from augkit.models.encoder import get_encoder
 
     texts = list(texts)
     missing = [text for text in texts if text not in _PINNED]
@@ -91,7 +91,7 @@ def pin_embeddings(texts: Sequence[str]) -> None:
     """Embed ``texts`` once and keep them for the rest of the process: the evaluation splits,
     scored after every run. (The shared encoder's own cache is bounded and starts afresh
     when full, which a long run of augmented texts does.)"""
-    from augkit.encoders import get_encoder
+    from augkit.models.encoder import get_encoder
 
     missing = list(dict.fromkeys(text for text in texts if text not in _PINNED))
     if missing:

@@ -88,7 +88,7 @@ def configurations():
 
 
 def sweep(data: str, seeds: int, shots: list[int], out: Path) -> pd.DataFrame:
-    from augkit.encoders import get_encoder
+    from augkit.models.encoder import get_encoder
 
     dataset = load_dataset(data)
     if dataset.valid is None:
