@@ -13,17 +13,16 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
 
 from augkit.candidate import Candidate
 from augkit.filters.base import BatchContext
 from augkit.pipeline import BatchOutcome, Pipeline
 from augkit.termination import deferred_termination
 
-#: (texts, labels or None) of one batch.
-Batch = tuple[list[str], "Sequence[Any] | None"]
+#: (texts, their labels and context columns) of one batch.
+Batch = tuple[list[str], BatchContext]
 
 _worker_pipeline: Pipeline | None = None
 
@@ -34,8 +33,8 @@ def run_batches(
     """Outcomes of :meth:`Pipeline.run_batch` for each batch, in order. ``total`` (the
     number of batches, when known) lets small jobs spread over every worker."""
     if workers == 1:
-        for texts, labels in batches:
-            yield pipeline.run_batch(texts, n, seed, BatchContext(labels=labels))
+        for texts, batch_context in batches:
+            yield pipeline.run_batch(texts, n, seed, batch_context)
         return
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     threads = max(1, (os.cpu_count() or 1) // workers)
@@ -46,7 +45,7 @@ def run_batches(
         pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_set_worker_pipeline, initargs=(pipeline, threads))
         finished = False
         try:
-            tasks = ((texts, labels, n, seed) for texts, labels in batches)
+            tasks = ((texts, batch_context, n, seed) for texts, batch_context in batches)
             chunksize = 16 if total is None else max(1, min(16, total // (workers * 4)))
             for rows, reasons, counts in pool.map(_run_in_worker, tasks, chunksize=chunksize):
                 yield BatchOutcome([[Candidate(*fields) for fields in row] for row in rows], reasons, counts)
@@ -76,7 +75,7 @@ def _set_worker_pipeline(pipeline: Pipeline, threads: int) -> None:
 
 
 def _run_in_worker(task: tuple) -> tuple[list[list[tuple]], list[str | None], list[tuple[int, ...]]]:
-    texts, labels, n, seed = task
-    outcome = _worker_pipeline.run_batch(texts, n, seed, BatchContext(labels=labels))
+    texts, batch_context, n, seed = task
+    outcome = _worker_pipeline.run_batch(texts, n, seed, batch_context)
     # Plain tuples pickle faster than Candidate objects on the way back.
-    return [[(c.text, c.method, c.scores) for c in row] for row in outcome.candidates], outcome.reasons, outcome.counts
+    return [[(c.text, c.method, c.scores, c.fields, c.label) for c in row] for row in outcome.candidates], outcome.reasons, outcome.counts

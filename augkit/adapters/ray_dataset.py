@@ -20,7 +20,8 @@ from augkit.adapters.carried_counts import COUNTS_COLUMN, REASON_COLUMN, report_
 from augkit.adapters.frame import augment_frame, check_columns
 from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
 from augkit.engine import DEFAULT_BATCH_SIZE, prepare_pipeline
-from augkit.pipeline import Pipeline
+from augkit.pipeline import Pipeline, Preparation
+from augkit.row_context import check_context_columns
 from augkit.report import AugmentationReport
 
 _POSITION = "__augkit_position"
@@ -40,21 +41,27 @@ def augment_ray_dataset(
     num_cpus_per_worker: float = 1,
     num_gpus_per_worker: float = 0,
     progress: bool | None = None,
+    context_columns: dict[str, str] | None = None,
     **options: Any,
 ) -> tuple[Any, AugmentationReport]:
-    """Augment a ``ray.data.Dataset`` with a pool of ``workers`` actors."""
+    """Augment a ``ray.data.Dataset`` with a pool of ``workers`` actors. ``context_columns``
+    maps the logical names the pipeline's augmenters read to columns (:mod:`augkit.row_context`)."""
     import ray
 
+    mapping = dict(context_columns or {})
     check_columns(list(dataset.columns()), text_column, label_column)
+    check_context_columns(mapping, list(dataset.columns()), text_column, label_column)
     ray.data.DataContext.get_current().execution_options.preserve_order = True
     rows = dataset.count()
-    if options.get("n", 0) > 0 and any(getattr(step, "needs_all_texts", False) for step in pipeline.filters):
-        columns = [text_column] + ([label_column] if label_column is not None else [])
+    if options.get("n", 0) > 0 and pipeline.preparation is Preparation.WHOLE:
+        columns = list(dict.fromkeys([text_column, *([label_column] if label_column is not None else []), *mapping.values()]))
         every = dataset.select_columns(columns).to_pandas()
         prepare_pipeline(pipeline, every[text_column].tolist(), describe_row=lambda i: f"column {text_column!r}, row {i}",
                          coerce=options.get("coerce", False),
-                         labels=every[label_column].tolist() if label_column is not None else None)
+                         labels=every[label_column].tolist() if label_column is not None else None,
+                         columns={name: every[column].tolist() for name, column in mapping.items()})
         options = {**options, "prepared": True}
+    options = {**options, "context_columns": mapping}
     # Materialised before the actors start: with every CPU held by an actor, upstream tasks
     # (reading, zipping) would otherwise wait forever on a small cluster.
     positioned = dataset.zip(ray.data.range(rows).rename_columns({"id": _POSITION})).materialize()

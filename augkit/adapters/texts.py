@@ -5,11 +5,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from augkit.engine import run_pipeline
+from augkit.errors import UsageError
 from augkit.pipeline import Pipeline
 from augkit.report import AugmentationReport
 
 
 def augment_texts(pipeline: Pipeline, texts: Sequence, **options) -> tuple[list[list[str]], AugmentationReport]:
     """The augmentations of each text, in input order (an empty list for skipped ones)."""
+    if pipeline.readers:
+        step, names = next(iter(pipeline.readers.items()))
+        raise UsageError(
+            f"method {step!r} reads other columns of each row ({', '.join(names)}): augment a table (a pandas "
+            "DataFrame, a datasets.Dataset) and map them with context_columns={...}"
+        )
+    if pipeline.label_setters:
+        raise UsageError(f"method {pipeline.label_setters[0]!r} sets the labels of the rows it writes: augment a table "
+                         "and name its label column (label_column=...)")
     result = run_pipeline(pipeline, list(texts), describe_row=lambda i: f"item {i}", **options)
     return [[c.text for c in row] for row in result.candidates], result.report

@@ -9,6 +9,9 @@ from augkit.filters.base import BatchContext, Filter
 class ExactDuplicateFilter(Filter):
     """Drops candidates identical to their source or to an earlier candidate.
 
+    A candidate that also rewrites other columns or the label (pair augmentation) is a
+    duplicate only of one that rewrites them the same way.
+
     Texts are compared after collapsing runs of whitespace (so ``"a  b"`` equals ``"a b"``),
     and case-insensitively when ``ignore_case`` is true.
 
@@ -39,6 +42,9 @@ class ExactDuplicateFilter(Filter):
             kept = []
             for candidate in row:
                 candidate_key = key(candidate.text)
+                if candidate.fields or candidate.label is not None:
+                    # pair augmentation: a row differing in another column or its label is new
+                    candidate_key = (candidate_key, tuple(sorted(candidate.fields.items())), repr(candidate.label))
                 if candidate_key not in seen:
                     seen.add(candidate_key)
                     kept.append(candidate)
