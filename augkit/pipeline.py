@@ -177,10 +177,7 @@ class Pipeline:
         """The logical names of the other columns this pipeline's augmenters read or rewrite
         (``context_columns`` and ``rewrites_columns``), in order: each must be mapped to a
         column of the data (``context_columns={"premise": "sentence_A"}``)."""
-        return tuple(dict.fromkeys(
-            name for leaf in self._generator.leaves()
-            for name in (*leaf.augmenter.context_columns, *leaf.augmenter.rewrites_columns)
-        ))
+        return tuple(dict.fromkeys(name for names in self.readers.values() for name in names))
 
     @property
     def rewritten_names(self) -> tuple[str, ...]:
@@ -197,12 +194,7 @@ class Pipeline:
     def readers(self) -> dict[str, tuple[str, ...]]:
         """Per augmenter (by label) that reads or rewrites other columns, their logical
         names: what error messages name when a mapping is missing."""
-        found: dict[str, tuple[str, ...]] = {}
-        for leaf in self._generator.leaves():
-            names = tuple(dict.fromkeys((*leaf.augmenter.context_columns, *leaf.augmenter.rewrites_columns)))
-            if names:
-                found[leaf.label] = names
-        return found
+        return {leaf.label: leaf.names for leaf in self._generator.leaves() if leaf.names}
 
     @property
     def preparation(self) -> Preparation:
@@ -314,7 +306,9 @@ class Pipeline:
 
     def _run_batch(self, texts: list[str], n: int, seed: int, context: BatchContext) -> BatchOutcome:
         wanted = math.ceil(n * self.oversample)
-        candidates = without_unchanged(self._generator.generate(texts, wanted, seed, context), context)
+        candidates = self._generator.generate(texts, wanted, seed, context)
+        if self.rewritten_names or self.label_setters:  # only such steps may return fields or labels
+            candidates = without_unchanged(candidates, context)
         reasons: list[str | None] = [None if c else NOTHING_GENERATED for c in candidates]
         counts = [[len(row)] for row in candidates]
         for step in self.filters:
