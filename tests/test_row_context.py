@@ -195,6 +195,10 @@ def test_the_command_line_maps_a_bare_column_to_its_own_name(tmp_path, sick, pai
                  "--context-column", "premise", "--no-progress", "-o", str(out)]) == 0
     written = read_table(out)
     assert written["premise"].str.startswith("Indeed, ").sum() > 0
+    in_memory = augkit.augment(read_table(source), PairRule(), seed=1, text_column=TEXT, label_column=LABEL,
+                               context_columns=["premise"])  # a list: same-named columns
+    assert written["premise"].tolist() == in_memory["premise"].tolist()
+    assert written[TEXT].tolist() == in_memory[TEXT].tolist()
 
 
 def test_unmapped_and_missing_context_columns_fail_naming_what_to_pass(sick, tmp_path, pair_rule_registered, capsys):
