@@ -23,7 +23,7 @@ from augkit.errors import (
 )
 from augkit.filters import BatchContext, DatasetContext, ExactDuplicateFilter, Filter
 from augkit.hookspecs import hookimpl
-from augkit.pipeline import Chain, Pipeline, Union
+from augkit.pipeline import Chain, Interleave, Pipeline, Union
 from augkit.plugins import get_registry, reset_registry
 from augkit.report import AugmentationReport
 from augkit.time_limit import TimeLimitExceeded
@@ -45,6 +45,7 @@ __all__ = [
     "Pipeline",
     "PipelineSpecError",
     "TimeLimitExceeded",
+    "Interleave",
     "Union",
     "UnknownMethodError",
     "UnknownParameterError",

@@ -8,12 +8,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from augkit.augmenter import Augmenter
-from augkit.engine import DEFAULT_BATCH_SIZE
 from augkit.errors import InputError, UsageError
-from augkit.params import check_int, check_seconds
-from augkit.pipeline import Chain, Pipeline, Union
+from augkit.pipeline import Chain, Interleave, Pipeline, Union
 from augkit.report import AugmentationReport
 from augkit.row_context import check_context_request, context_mapping
+from augkit.run_options import DEFAULT_BATCH_SIZE, RunOptions
 from augkit.seeding import resolve_seed
 
 logger = logging.getLogger("augkit")
@@ -23,7 +22,7 @@ REPORT_ATTR = "augkit_report"
 
 def augment(
     data: Any,
-    method: str | Augmenter | Pipeline | Union | Chain,
+    method: str | Augmenter | Pipeline | Interleave | Chain,
     n: int = 1,
     seed: int | None = None,
     *,
@@ -37,6 +36,7 @@ def augment(
     workers: int = 1,
     strict: bool = False,
     row_timeout: float | None = None,
+    trace: bool = False,
     **params: Any,
 ) -> Any:
     """Augment texts, a pandas DataFrame or a Hugging Face dataset.
@@ -49,7 +49,7 @@ def augment(
         ``keep_original=False``) followed by one row per augmentation, which copies every
         other column from its source row and adds ``augkit_source`` (the source row's index
         label, or position for a Dataset) and ``augkit_method``.
-    method : str, Augmenter, Pipeline, Union or Chain
+    method : str, Augmenter, Pipeline, Interleave or Chain
         A registered method name (``"eda"``), a pipeline string (``"eda+aeda|dedup"``), an
         augmenter instance or a pipeline. Plain methods get exact-duplicate removal.
     n : int
@@ -90,6 +90,12 @@ def augment(
         row past it fails like a row that raised: kept, counted (``timed out after 60 s``),
         or with ``strict`` the run stops naming it. Pick a limit above a normal batch's time,
         or lower ``batch_size``.
+    trace : bool
+        Also return the run's trace: ``(result, trace)``, where ``trace`` is a DataFrame
+        with one row per candidate generated (``source``: the source row's index label or
+        position; ``method``; ``candidate``; ``fate``: kept or dropped; ``dropped_by``: the
+        step that dropped it; ``score_<name>`` for every score a step gave it). See
+        :mod:`augkit.trace`. Output rows are the same with or without it.
     **params
         Constructor parameters of the method, e.g. ``alpha_sr=0.2`` for EDA.
 
@@ -104,16 +110,20 @@ def augment(
     result, report = augment_with_report(
         data, method, n, seed, text_column=text_column, label_column=label_column,
         context_columns=context_columns, keep_original=keep_original, progress=progress, batch_size=batch_size, coerce=coerce,
-        workers=workers, strict=strict, row_timeout=row_timeout, **params,
+        workers=workers, strict=strict, row_timeout=row_timeout, trace=trace, **params,
     )
     if _is_dataframe(result):
         result.attrs[REPORT_ATTR] = report.as_dict()
+    if trace:
+        from augkit.trace import trace_frame
+
+        return result, trace_frame(report.trace or [])
     return result
 
 
 def augment_with_report(
     data: Any,
-    method: str | Augmenter | Pipeline | Union | Chain,
+    method: str | Augmenter | Pipeline | Interleave | Chain,
     n: int = 1,
     seed: int | None = None,
     *,
@@ -127,24 +137,21 @@ def augment_with_report(
     workers: int = 1,
     strict: bool = False,
     row_timeout: float | None = None,
+    trace: bool = False,
     **params: Any,
 ) -> tuple[Any, AugmentationReport]:
-    """:func:`augment`, also returning the run's :class:`~augkit.report.AugmentationReport`."""
+    """:func:`augment`, also returning the run's :class:`~augkit.report.AugmentationReport`
+    (with ``trace=True``, its ``trace`` holds every candidate's :class:`~augkit.trace.TraceEntry`)."""
     pipeline = build_pipeline(method, params)
-    pipeline.strict = bool(strict)
-    pipeline.row_timeout = check_seconds("row_timeout", row_timeout)
-    options = {
-        "n": check_int("n", n, 0),
-        "seed": resolve_seed(seed),
-        "coerce": bool(coerce),
-        "batch_size": check_int("batch_size", batch_size, 1),
-        "progress": progress,
-        "workers": check_int("workers", workers, 1),
-    }
+    options = RunOptions(
+        n=n, seed=resolve_seed(seed), batch_size=batch_size, workers=workers, progress=progress,
+        coerce=coerce, strict=strict, row_timeout=row_timeout, trace=trace,
+    ).checked()
     table_options = {
         "text_column": DEFAULT_TEXT_COLUMN if text_column is None else text_column,
         "label_column": label_column,
         "keep_original": keep_original,
+        "options": options,
         "context_columns": context_mapping(context_columns),
     }
     if isinstance(data, (list, tuple)) and context_columns is not None:
@@ -154,21 +161,21 @@ def augment_with_report(
     if _is_dataframe(data):
         from augkit.adapters.frame import augment_frame
 
-        result, report = augment_frame(pipeline, data, **table_options, **options)
+        result, report = augment_frame(pipeline, data, **table_options)
     elif _is_hf_dataset(data):
         from augkit.adapters.hf_dataset import augment_dataset
 
-        result, report = augment_dataset(pipeline, data, **table_options, **options)
+        result, report = augment_dataset(pipeline, data, **table_options)
     elif _is_ray_dataset(data):
         from augkit.adapters.ray_dataset import augment_ray_dataset
 
-        result, report = augment_ray_dataset(pipeline, data, **table_options, **options)
+        result, report = augment_ray_dataset(pipeline, data, **table_options)
     elif isinstance(data, (list, tuple)):
         if text_column is not None or label_column is not None:
             raise UsageError("text_column and label_column apply to tables, not to a list of texts")
         from augkit.adapters.texts import augment_texts
 
-        result, report = augment_texts(pipeline, data, **options)
+        result, report = augment_texts(pipeline, data, options)
     elif isinstance(data, str):
         raise InputError("data is a single str; pass a list of texts, e.g. augment([text], ...)")
     else:
@@ -176,7 +183,7 @@ def augment_with_report(
             f"cannot augment a {type(data).__module__}.{type(data).__name__}; "
             "expected a list of str, a pandas.DataFrame, a datasets.Dataset or a ray.data.Dataset"
         )
-    report.seed = options["seed"]
+    report.seed = options.seed
     logger.info("augkit %s: %s", pipeline.name, report.summary())
     return result, report
 
@@ -196,10 +203,10 @@ def build_pipeline(method: Any, params: Mapping[str, Any]) -> Pipeline:
         )
     if isinstance(method, Pipeline):
         return method
-    if isinstance(method, (Augmenter, Union, Chain)):
+    if isinstance(method, (Augmenter, Interleave, Chain)):
         return Pipeline(method)
     raise UsageError(
-        f"method must be a name, an Augmenter, a Pipeline, a Union or a Chain; got {type(method).__name__}"
+        f"method must be a name, an Augmenter, a Pipeline, an Interleave or a Chain; got {type(method).__name__}"
     )
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from augkit._version import __version__
-from augkit.engine import DEFAULT_BATCH_SIZE
+from augkit.run_options import DEFAULT_BATCH_SIZE
 from augkit.file_augment import DEFAULT_CHUNK_ROWS
 from augkit.errors import AugkitError, UsageError
 from augkit.os_errors import describe_os_error
@@ -177,6 +177,9 @@ def _build_parser() -> argparse.ArgumentParser:
                          help=f"seconds a row may take before it counts as failed like a row that raised (0 or none: "
                               f"no limit; default {DEFAULT_ROW_TIMEOUT:g}, or no limit when a step of the pipeline runs "
                               "a model)")
+    augment.add_argument("--trace", default=None, metavar="FILE",
+                         help="also write every candidate generated and its fate (kept, or the step that dropped it) "
+                              "with its scores to FILE (.csv, .tsv, .jsonl or .parquet; streamed and resumed like the output)")
     augment.add_argument("--resume", action="store_true",
                          help="continue an interrupted run from its finished chunks (same arguments required)")
     augment.add_argument("--job-dir", default=None, metavar="DIR",
@@ -344,13 +347,15 @@ def _augment(args: argparse.Namespace) -> int:
     job = FileJob(
         input=Path(args.input), output=output, method=args.method, params=parse_param_options(args.param, args.method),
         n=args.n, seed=args.seed, text_column=args.text_column, label_column=args.label_column,
-        context_columns=parse_context_column_options(args.context_column), keep_original=not args.drop_original, coerce=args.coerce, chunk_rows=args.chunk_rows,
+        context_columns=parse_context_column_options(args.context_column),
+        keep_original=not args.drop_original, coerce=args.coerce, chunk_rows=args.chunk_rows,
         batch_size=args.batch_size, workers=args.workers, progress=args.progress, resume=args.resume,
         job_dir=Path(args.job_dir) if args.job_dir else None, strict=args.strict,
         row_timeout=_row_timeout(args.row_timeout, args.method),
         backend=args.backend, address=args.address, cpus_per_worker=args.cpus_per_worker,
         gpus_per_worker=args.gpus_per_worker, space_check=args.space_check,
         allow_multiline=args.allow_multiline, encoding=args.encoding,
+        trace=Path(args.trace) if args.trace else None,
     )
     try:
         report = augment_file(job)
@@ -358,7 +363,8 @@ def _augment(args: argparse.Namespace) -> int:
         print(f"augkit: {'terminated (SIGTERM); ' if stop.terminated else ''}{stop.message}", file=sys.stderr)
         return EXIT_TERMINATED if stop.terminated else EXIT_INTERRUPTED
     drawn = f" (drawn at random: --seed {report.seed} reproduces this run)" if args.seed is None else ""
-    print(f"augkit: {report.summary()}{drawn}; output: {output}", file=sys.stderr)
+    traced = f"; trace: {args.trace}" if args.trace else ""
+    print(f"augkit: {report.summary()}{drawn}; output: {output}{traced}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -442,7 +448,7 @@ def parse_param_options(pairs: list[str], method: str) -> dict[str, Any]:
     from augkit.plugins import get_registry
 
     spec = parse_pipeline_spec(method)
-    leaves = [step.name for chain in spec.generator for step in chain]
+    leaves = [step.name for step in spec.generator_steps()]
     registry = get_registry()
     params: dict[str, Any] = {}
     for pair in pairs:

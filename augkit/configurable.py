@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from augkit.params import Parameter, describe_parameters
 
@@ -10,6 +10,10 @@ from augkit.params import Parameter, describe_parameters
 class Configurable:
     """Base of :class:`~augkit.Augmenter` and :class:`~augkit.Filter`: every knob is a
     constructor keyword argument, stored on ``self`` under the same name."""
+
+    #: Old parameter names still accepted by name (pipeline strings, ``-p``, ``**params``),
+    #: mapped to their new names, with a ``FutureWarning``: ``{"min_margin": "min"}``.
+    renamed_parameters: ClassVar[dict[str, str]] = {}
 
     @classmethod
     def parameters(cls) -> tuple[Parameter, ...]:

@@ -17,12 +17,12 @@ from augkit.filters.base import BatchContext
 from augkit.pipeline import Pipeline, Preparation
 from augkit.progress import progress_bar, run_progress
 from augkit.report import AugmentationReport
+from augkit.run_options import DEFAULT_BATCH_SIZE, RunOptions
 from augkit.termination import stop_if_terminated
+from augkit.trace import TraceEntry
 from augkit.workers import run_batches
 
-#: Texts per pipeline batch: large enough that model-backed filters embed a few hundred
-#: candidates per call, small enough for a responsive progress bar.
-DEFAULT_BATCH_SIZE = 256
+__all__ = ["DEFAULT_BATCH_SIZE", "EngineResult", "RunOptions", "prepare_pipeline", "run_pipeline"]
 
 
 @dataclass
@@ -35,33 +35,32 @@ class EngineResult:
     report: AugmentationReport
     reasons: list[str | None]
     counts: list[tuple[int, ...]]
+    #: Per input value, every candidate generated and its fate (``options.trace``; else None).
+    traces: list[list[TraceEntry]] | None = None
 
 
 def run_pipeline(
     pipeline: Pipeline,
     values: Sequence[Any],
+    options: RunOptions,
     *,
-    n: int,
-    seed: int,
     describe_row: Callable[[int], str],
-    coerce: bool = False,
     labels: Sequence[Any] | None = None,
     columns: Mapping[str, Sequence[Any]] | None = None,
-    batch_size: int = DEFAULT_BATCH_SIZE,
-    progress: bool | None = None,
-    workers: int = 1,
     prepared: bool = False,
     on_rows: Callable[[int], None] | None = None,
 ) -> EngineResult:
     """Augment every usable text among ``values`` with ``pipeline``, in batches of
-    ``batch_size``, in this process or in ``workers`` worker processes. The pipeline's
+    ``options.batch_size``, in this process or in ``options.workers`` worker processes. The pipeline's
     filters first see all the usable texts (:meth:`Pipeline.prepare`) unless ``prepared``
     says the caller did that already, over a larger whole than ``values``. ``on_rows(k)``
     is told of every ``k`` rows done, for a caller that shows a bar over several calls
     (then this call draws none). ``columns`` holds the rows' context columns by logical name
     (aligned with ``values``), for augmenters that read them."""
-    texts, skips = prepare_texts(values, describe_row=describe_row, coerce=coerce)
+    n, batch_size = options.n, options.batch_size
+    texts, skips = prepare_texts(values, describe_row=describe_row, coerce=options.coerce)
     report = AugmentationReport(rows_read=len(values), n=n)
+    traces: list[list[TraceEntry]] | None = [[] for _ in values] if options.trace else None
     candidates: list[list[Candidate]] = [[] for _ in values]
     nothing = (0,) * len(pipeline.count_names)
     counts: list[tuple[int, ...]] = [nothing for _ in values]
@@ -70,7 +69,7 @@ def run_pipeline(
     for index, reason in enumerate(skips):
         if reason is not None:
             report.without_augmentation[reason] += 1
-    with run_progress(progress) as shown, progress_bar(len(values), shown=shown and on_rows is None, description=pipeline.name) as bar:
+    with run_progress(options.progress) as shown, progress_bar(len(values), shown=shown and on_rows is None, description=pipeline.name) as bar:
         advance = on_rows or bar.update
         advance(len(values) - len(todo))
         if n > 0:
@@ -79,7 +78,12 @@ def run_pipeline(
                 _prepare(pipeline, texts, row_context, todo)
             positions = [todo[start : start + batch_size] for start in range(0, len(todo), batch_size)]
             batches = (([texts[i] for i in batch], row_context.take(batch)) for batch in positions)
-            for batch, outcome in zip(positions, run_batches(pipeline, batches, n, seed, workers, total=len(positions))):
+            for batch, outcome in zip(positions, run_batches(pipeline, batches, options, total=len(positions))):
+                if traces is not None:
+                    for index, entries in zip(batch, outcome.traces):
+                        for entry in entries:
+                            entry.source = index
+                        traces[index] = entries
                 for index, row, reason, row_counts in zip(batch, outcome.candidates, outcome.reasons, outcome.counts):
                     candidates[index] = row
                     counts[index] = row_counts
@@ -93,7 +97,7 @@ def run_pipeline(
     report.rows_augmented = sum(1 for row in candidates if row)
     report.augmentations = sum(len(row) for row in candidates)
     report.candidates = dict(zip(pipeline.count_names, map(sum, zip(nothing, *counts))))
-    return EngineResult(candidates, report, reasons, counts)
+    return EngineResult(candidates, report, reasons, counts, traces)
 
 
 def prepare_pipeline(

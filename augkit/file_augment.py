@@ -22,16 +22,18 @@ from augkit.adapters.provenance import SOURCE_COLUMN
 from augkit.api import build_pipeline
 from augkit.atomic_files import file_digest
 from augkit.errors import InputError, UsageError
-from augkit.jobs import AugmentJob, JobDamagedError, job_folder_for, report_from_records
+from augkit.jobs import AugmentJob, ChunkPart, JobDamagedError, job_folder_for, report_from_records
 from augkit.progress import progress_bar, run_progress
 from augkit.read_errors import check_encoding
 from augkit.report import AugmentationReport
 from augkit.pipeline import Preparation
 from augkit.row_context import check_context_request
+from augkit.run_options import RunOptions
 from augkit.seeding import resolve_seed
 from augkit.table_io import DEFAULT_ENCODING, table_format
 from augkit.table_stream import STREAMABLE, assemble, count_rows, iter_table_chunks, write_chunk
 from augkit.termination import Terminated, stop_if_terminated
+from augkit.trace import trace_columns, trace_frame
 
 DEFAULT_CHUNK_ROWS = 50_000
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
@@ -67,6 +69,13 @@ class FileJob:
     space_check: bool = True
     allow_multiline: bool = False  # read CSV/TSV cells spanning lines despite broken quoting (augkit.multiline_cells)
     encoding: str = DEFAULT_ENCODING  # of CSV/TSV/JSONL input; output is UTF-8
+    trace: Path | None = None  # where to write every candidate's fate (augkit.trace), streamed like the output
+
+    def run_options(self, seed: int) -> RunOptions:
+        """The engine's options for this job, with the job's resolved ``seed``."""
+        return RunOptions(n=self.n, seed=seed, batch_size=self.batch_size, workers=self.workers, progress=self.progress,
+                          coerce=self.coerce, strict=self.strict, row_timeout=self.row_timeout,
+                          trace=self.trace is not None).checked()
 
 
 class Interrupted(Exception):
@@ -94,16 +103,15 @@ def augment_file(job: FileJob) -> AugmentationReport:
     Before any work, the output's folder (and the job folder's) must take a write and, unless
     ``job.space_check`` is off, have roughly the room the run needs."""
     folder = job.job_dir or job_folder_for(job.output)
+    _check_trace_location(job)
     _check_output_location(job, folder)
     if not streamable(job):
         return _augment_in_memory(job)
     from augkit import __version__
 
     pipeline = build_pipeline(job.method, dict(job.params))
-    pipeline.strict = job.strict
     if not job.input.exists():
         raise InputError(f"input file {str(job.input)!r} does not exist")
-    pipeline.row_timeout = job.row_timeout
     check_context_request(pipeline, dict(job.context_columns), job.label_column)
     settings = {
         "input": str(job.input.resolve()), "input_bytes": job.input.stat().st_size,
@@ -112,6 +120,7 @@ def augment_file(job: FileJob) -> AugmentationReport:
         "label_column": job.label_column, "keep_original": job.keep_original, "coerce": job.coerce,
         "chunk_rows": job.chunk_rows, "output_format": table_format(job.output), "augkit": __version__,
         "allow_multiline": job.allow_multiline, "encoding": check_encoding(job.encoding),
+        "trace_format": table_format(job.trace) if job.trace is not None else None,
         **({"context_columns": dict(job.context_columns)} if job.context_columns else {}),
     }
     state = AugmentJob(folder, settings, resume=job.resume,
@@ -142,6 +151,8 @@ def _augment_chunks(job: FileJob, pipeline: Any, state: AugmentJob) -> list[dict
     """Augment every chunk not yet done (and verified), then assemble the output; the chunks'
     records, or None for an input without rows."""
     seed = state.start(resolve_seed(job.seed))
+    options = job.run_options(seed)
+    trace_fmt = table_format(job.trace) if job.trace is not None else None
     with run_progress(job.progress) as shown:
         needs_all = pipeline.preparation is Preparation.WHOLE
         if needs_all and job.n > 0:
@@ -151,34 +162,42 @@ def _augment_chunks(job: FileJob, pipeline: Any, state: AugmentJob) -> list[dict
         records: list[dict[str, Any]] = []
         rows_read = 0
         total = count_rows(job.input) if shown else None
+        parts = {"data": fmt, **({"trace": trace_fmt} if trace_fmt else {})}
         with progress_bar(total, shown=shown, description=pipeline.name) as bar:
             for index, chunk in enumerate(iter_table_chunks(job.input, job.chunk_rows, **_reading(job))):
                 rows_read += len(chunk)
-                record = state.finished_chunk(index, len(chunk), fmt)
+                record = state.finished_chunk(index, len(chunk), parts)
                 if record is None:
                     out, report = augment_chunk(
                         pipeline, chunk, text_column=job.text_column, label_column=job.label_column,
-                        context_columns=dict(job.context_columns), keep_original=job.keep_original, n=job.n, seed=seed, coerce=job.coerce,
-                        batch_size=job.batch_size, progress=job.progress, on_rows=bar.update,
-                        workers=job.workers, prepared=needs_all,
+                        context_columns=dict(job.context_columns),
+                        keep_original=job.keep_original, options=options, on_rows=bar.update, prepared=needs_all,
                     )
                     if job.coerce:  # a file's text column is all strings once any text was coerced
                         out[job.text_column] = texts_as_strings(out[job.text_column])
-                    record = state.save_chunk(index, fmt, functools.partial(write_chunk, out, fmt=fmt), report,
-                                              [str(c) for c in out.columns], rows_written=len(out))
+                    chunk_parts = [ChunkPart("data", fmt, functools.partial(write_chunk, out, fmt=fmt), len(out))]
+                    if trace_fmt:
+                        traced = trace_frame(report.trace or [], pipeline.score_names)
+                        chunk_parts.append(ChunkPart("trace", trace_fmt, functools.partial(write_chunk, traced, fmt=trace_fmt),
+                                                     len(traced)))
+                    record = state.save_chunk(index, chunk_parts, report, [str(c) for c in out.columns])
                 else:
                     bar.update(len(chunk))
                 records.append(record)
                 stop_if_terminated()
     if not records:
         return None
-    _check_records(records, rows_read)
+    _check_records(records, rows_read, traced=trace_fmt is not None)
+    if trace_fmt:  # before the output: a run that stops in between leaves the output untouched
+        assemble([(state.chunk_file(i, trace_fmt, "trace"), r["trace"]) for i, r in enumerate(records)],
+                 trace_columns(pipeline.score_names), job.trace, trace_fmt)
     assemble([(state.chunk_file(i, fmt), r["data"]) for i, r in enumerate(records)], records[0]["columns"], job.output, fmt)
     return records
 
 
-def _check_records(records: list[dict[str, Any]], rows_read: int) -> None:
-    """Every input row is covered by exactly one chunk, and every chunk has the columns of the first."""
+def _check_records(records: list[dict[str, Any]], rows_read: int, *, traced: bool = False) -> None:
+    """Every input row is covered by exactly one chunk, every chunk has the columns of the
+    first, and a trace holds one row per candidate generated."""
     covered = sum(r["rows_read"] for r in records)
     if covered != rows_read:
         raise JobDamagedError(f"the chunks cover {covered} input rows, the input has {rows_read}; the output was not written")
@@ -186,6 +205,12 @@ def _check_records(records: list[dict[str, Any]], rows_read: int) -> None:
     expected = sum(r["original_rows_written"] + r["augmentations"] for r in records)
     if written != expected:
         raise JobDamagedError(f"the chunks hold {written} rows, their counts say {expected}; the output was not written")
+    if traced:
+        traced_rows = sum(r["trace"]["rows"] for r in records)
+        generated = sum(r["candidates"].get("generated", 0) for r in records)
+        if traced_rows != generated:
+            raise JobDamagedError(f"the trace chunks hold {traced_rows} rows for {generated} candidates generated; "
+                                  "neither the trace nor the output was written")
     columns = records[0]["columns"]
     changed = next((i for i, r in enumerate(records) if r["columns"] != columns), None)
     if changed is not None:
@@ -238,6 +263,20 @@ def _local_chunks(pipeline: Any, chunk: Any, **options: Any) -> tuple[Any, Augme
     return augment_frame(pipeline, chunk, **options)
 
 
+def _check_trace_location(job: FileJob) -> None:
+    """A trace file needs a streamable format of its own, and a path that is neither the
+    input nor the output."""
+    if job.trace is None:
+        return
+    fmt = table_format(job.trace)
+    if fmt not in STREAMABLE or job.trace.name.lower().endswith(_COMPRESSED):
+        raise UsageError(f"--trace {str(job.trace)!r}: the trace is written as CSV, TSV, JSON Lines or Parquet "
+                         "(.csv, .tsv, .jsonl, .parquet), uncompressed")
+    for role, path in (("input", job.input), ("output", job.output)):
+        if job.trace.resolve() == path.resolve():
+            raise UsageError(f"--trace {str(job.trace)!r} is also the {role} file; give the trace a file of its own")
+
+
 def _ray_chunks(address: str | None, cpus_per_worker: float, gpus_per_worker: float):
     """Augment each chunk on Ray (a local instance, or the cluster at ``address``), each
     actor reserving ``cpus_per_worker`` CPUs and ``gpus_per_worker`` GPUs."""
@@ -250,15 +289,17 @@ def _ray_chunks(address: str | None, cpus_per_worker: float, gpus_per_worker: fl
 
         from augkit.adapters.ray_dataset import augment_ray_dataset
 
-        options.pop("prepared", None)  # the Ray adapter prepares (or not) by itself
         on_rows = options.pop("on_rows")
-        options["progress"] = False  # the job's bar counts the chunk's rows when it comes back
-        blocks = max(1, min(len(chunk) // max(options["batch_size"], 1), 64))
+        # the job's bar counts the chunk's rows when it comes back
+        options["options"] = options["options"].replace(progress=False)
+        blocks = max(1, min(len(chunk) // max(options["options"].batch_size, 1), 64))
         dataset = ray.data.from_pandas(chunk.reset_index(drop=True)).repartition(blocks)
         out, report = augment_ray_dataset(pipeline, dataset, num_cpus_per_worker=cpus_per_worker,
                                           num_gpus_per_worker=gpus_per_worker, **options)
         frame = out.to_pandas()
         frame[SOURCE_COLUMN] = chunk.index.take(frame[SOURCE_COLUMN].to_numpy()).to_numpy(dtype=object)
+        for entry in report.trace or []:
+            entry.source = chunk.index[entry.source]
         on_rows(len(chunk))
         return frame, report
 
@@ -297,9 +338,12 @@ def _augment_in_memory(job: FileJob) -> AugmentationReport:
     augmented, report = augment_with_report(
         frame, job.method, n=job.n, seed=job.seed, text_column=job.text_column, label_column=job.label_column,
         context_columns=dict(job.context_columns) or None, keep_original=job.keep_original, progress=job.progress, batch_size=job.batch_size, coerce=job.coerce,
-        workers=job.workers, strict=job.strict, row_timeout=job.row_timeout, **dict(job.params),
+        workers=job.workers, strict=job.strict, row_timeout=job.row_timeout, trace=job.trace is not None,
+        **dict(job.params),
     )
     if job.coerce:
         augmented[job.text_column] = texts_as_strings(augmented[job.text_column])
+    if job.trace is not None:
+        write_table(trace_frame(report.trace or []), job.trace)
     write_table(augmented, job.output)
     return report

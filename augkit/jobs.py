@@ -8,7 +8,8 @@ What a job folder guarantees (docs/user-guide.md, "Large files, crashes and resu
 - **Verified chunks.** Each chunk of output is written to ``chunk-NNNNNN.<format>`` (through a
   partial file unique to its writer, then a rename), then its record ``chunk-NNNNNN.json``
   the same way: the rows it read, the rows it wrote, and the size and BLAKE2b digest of its
-  data file. A resumed run checks every record against its data file and against the input
+  data file (and, for a run with ``--trace``, the same for its ``trace-NNNNNN.<format>``
+  file, part ``trace`` of the record). A resumed run checks every record against its data file and against the input
   rows it covers; a chunk that fails (truncated, emptied, missing, unreadable record, other
   input rows) is redone, with a warning that says why.
 - **Atomic output.** The output is assembled from the chunks into a partial file, checked
@@ -25,7 +26,8 @@ import json
 import os
 import shutil
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +49,17 @@ _DESCRIBED = {
     "input_bytes": lambda was, now: f"the input's size changed (was {was} bytes, now {now})",
     "input_digest": lambda was, now: "the input's content changed since the job started",
 }
+
+
+@dataclass(frozen=True)
+class ChunkPart:
+    """One file a chunk writes: part ``name`` (``data``: the output rows; ``trace``: the
+    candidates' trace) in format ``suffix``, written by ``write(path)``, holding ``rows`` rows."""
+
+    name: str
+    suffix: str
+    write: Callable[[Path], None]
+    rows: int
 
 
 class JobDamagedError(AugkitError):
@@ -127,56 +140,64 @@ class AugmentJob:
         _write_json(self.folder / JOB_FILE, {"settings": self.settings, "seed": seed})
         return seed
 
-    def chunk_file(self, index: int, suffix: str) -> Path:
-        return self.folder / f"chunk-{index:06d}.{suffix}"
+    def chunk_file(self, index: int, suffix: str, part: str = "data") -> Path:
+        """The file of part ``part`` of chunk ``index``: ``chunk-NNNNNN.<suffix>`` for the
+        data, ``<part>-NNNNNN.<suffix>`` for another part."""
+        return self.folder / f"{'chunk' if part == 'data' else part}-{index:06d}.{suffix}"
 
     def _record_file(self, index: int) -> Path:
         return self.folder / f"chunk-{index:06d}.json"
 
-    def finished_chunk(self, index: int, rows_read: int, suffix: str) -> dict[str, Any] | None:
+    def finished_chunk(self, index: int, rows_read: int, suffixes: Mapping[str, str] | str) -> dict[str, Any] | None:
         """The record of chunk ``index`` if it is done and verified (its record readable,
-        covering ``rows_read`` input rows, its data file of the recorded size and digest);
-        None if it must be (re)done. A chunk that fails is deleted with a warning saying why."""
+        covering ``rows_read`` input rows, each of its parts' files, ``{part: suffix}``, of
+        the recorded size and digest); None if it must be (re)done. A chunk that fails is
+        deleted with a warning saying why."""
+        parts = {"data": suffixes} if isinstance(suffixes, str) else dict(suffixes)
         record_file = self._record_file(index)
         if not record_file.exists():
             return None
-        problem = self._chunk_problem(index, rows_read, suffix)
+        problem = self._chunk_problem(index, rows_read, parts)
         if problem is None:
             return json.loads(record_file.read_text())
         warnings.warn(f"augkit: chunk {index} of {self.folder} ({self._describe_rows(index)}) is redone: {problem}",
                       RuntimeWarning, stacklevel=2)
         record_file.unlink(missing_ok=True)
-        self.chunk_file(index, suffix).unlink(missing_ok=True)
+        for part, suffix in parts.items():
+            self.chunk_file(index, suffix, part).unlink(missing_ok=True)
         return None
 
-    def _chunk_problem(self, index: int, rows_read: int, suffix: str) -> str | None:
+    def _chunk_problem(self, index: int, rows_read: int, parts: Mapping[str, str]) -> str | None:
         try:
             record = json.loads(self._record_file(index).read_text())
-            data = record["data"]
-            recorded_rows, size, digest = record["rows_read"], data["bytes"], data["digest"]
+            recorded_rows = record["rows_read"]
+            recorded = {part: (record[part]["bytes"], record[part]["digest"]) for part in parts}
         except (OSError, ValueError, KeyError, TypeError) as error:
             return f"its record is unreadable ({type(error).__name__})"
         if recorded_rows != rows_read:
             return f"it covers {recorded_rows} input rows, the input now gives {rows_read} there"
-        data_file = self.chunk_file(index, suffix)
-        if not data_file.exists():
-            return "its data file is missing"
-        actual = data_file.stat().st_size
-        if actual != size:
-            return f"its data file has {actual} bytes, {size} were written"
-        if file_digest(data_file) != digest:
-            return "its data file's content differs from what was written"
+        for part, (size, digest) in recorded.items():
+            what = "data" if part == "data" else part
+            part_file = self.chunk_file(index, parts[part], part)
+            if not part_file.exists():
+                return f"its {what} file is missing"
+            actual = part_file.stat().st_size
+            if actual != size:
+                return f"its {what} file has {actual} bytes, {size} were written"
+            if file_digest(part_file) != digest:
+                return f"its {what} file's content differs from what was written"
         return None
 
-    def save_chunk(self, index: int, suffix: str, write: Callable[[Path], None], report: AugmentationReport,
-                   columns: list[str], rows_written: int) -> dict[str, Any]:
-        """Write chunk ``index``'s data with ``write(path)``, then its record (which marks it
-        done). Returns the record."""
-        data_file = self.chunk_file(index, suffix)
-        with atomic_write(data_file) as partial:
-            write(partial)
-        record = {**report.as_dict(), "columns": columns,
-                  "data": {"rows": rows_written, "bytes": data_file.stat().st_size, "digest": file_digest(data_file)}}
+    def save_chunk(self, index: int, parts: list[ChunkPart], report: AugmentationReport,
+                   columns: list[str]) -> dict[str, Any]:
+        """Write each part of chunk ``index`` (``data`` first), then its record (which marks
+        it done). Returns the record."""
+        record: dict[str, Any] = {**report.as_dict(), "columns": columns}
+        for part in parts:
+            part_file = self.chunk_file(index, part.suffix, part.name)
+            with atomic_write(part_file) as partial:
+                part.write(partial)
+            record[part.name] = {"rows": part.rows, "bytes": part_file.stat().st_size, "digest": file_digest(part_file)}
         _write_json(self._record_file(index), record)
         return record
 

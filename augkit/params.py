@@ -8,6 +8,8 @@ line strings (``-p alpha_sr=0.2``) to the declared types.
 
 from __future__ import annotations
 
+import warnings
+
 import ast
 import difflib
 import inspect
@@ -79,6 +81,22 @@ def accepts_any_keyword(cls: type) -> bool:
     return any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values())
 
 
+def with_current_names(cls: type, owner: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` with every old parameter name the class declares renamed
+    (``renamed_parameters = {"old": "new"}``) replaced by its new name, with a
+    ``FutureWarning`` saying so; giving both the old and the new name is an error."""
+    renamed = getattr(cls, "renamed_parameters", None) or {}
+    current = dict(params)
+    for old, new in renamed.items():
+        if old not in current:
+            continue
+        if new in current:
+            raise InvalidParameterError(f"{owner}: parameter {old!r} is now called {new!r}; give only {new!r}")
+        warnings.warn(f"{owner}: parameter {old!r} is now called {new!r}", FutureWarning, stacklevel=3)
+        current[new] = current.pop(old)
+    return current
+
+
 def check_parameters(cls: type, owner: str, params: Mapping[str, Any]) -> None:
     """Fail with the list of valid names when ``params`` holds a name ``cls`` does not take."""
     if accepts_any_keyword(cls):
@@ -117,6 +135,7 @@ def checked_values(cls: type, owner: str, params: Mapping[str, Any]) -> dict[str
 def instantiate(cls: type, owner: str, params: Mapping[str, Any]) -> Any:
     """Build ``cls(**params)`` after checking the names and the kinds of the values declared
     bool, int or float; bad values surface as :class:`InvalidParameterError` naming the owner."""
+    params = with_current_names(cls, owner, params)
     check_parameters(cls, owner, params)
     params = checked_values(cls, owner, params)
     try:

@@ -1,6 +1,6 @@
 """Pipelines: generate candidates with augmenters, then filter and rank them.
 
-``Pipeline(generate, filters)`` runs its generator (an augmenter, a :class:`Union` of
+``Pipeline(generate, filters)`` runs its generator (an augmenter, an :class:`Interleave` of
 generators whose candidates are interleaved, or a :class:`Chain` whose steps rewrite each
 other's output) and then every filter in order, keeping at most ``n`` candidates per source.
 Exact-duplicate removal (``dedup``) runs first unless ``dedup=False``.
@@ -16,10 +16,11 @@ import enum
 import inspect
 import math
 import reprlib
+import warnings
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from augkit.augmenter import Augmenter
 from augkit.candidate import Candidate
@@ -32,10 +33,13 @@ from augkit.errors import (
 )
 from augkit.filters.base import BatchContext, DatasetContext, Filter
 from augkit.filters.dedup import ExactDuplicateFilter
-from augkit.pipeline_spec import StepSpec, format_step, parse_pipeline_spec
+from augkit.pipeline_spec import GroupSpec, StepSpec, format_options, format_step, parse_pipeline_spec
 from augkit.row_context import candidates_context, check_fields, merged, own_columns, without_unchanged
 from augkit.seeding import RowSeeder
 from augkit.time_limit import TimeLimit, TimeLimitExceeded
+if TYPE_CHECKING:
+    from augkit.registry import Registry
+from augkit.trace import TraceEntry
 
 NOTHING_GENERATED = "augmenter returned nothing"
 #: The first and last of :attr:`Pipeline.count_names`.
@@ -67,26 +71,37 @@ class BatchOutcome:
     candidates: list[list[Candidate]]
     reasons: list[str | None]
     counts: list[tuple[int, ...]]
+    #: Per text, every candidate generated and its fate (:mod:`augkit.trace`); None unless
+    #: the batch ran with ``trace=True``.
+    traces: list[list[TraceEntry]] | None = None
 
 
-class Union:
+class Interleave:
     """Candidates from every member generator, interleaved round-robin.
 
-    ``Union("eda", "aeda")`` is the string form ``"eda+aeda"``; each member is asked for
-    ``n`` candidates, so filters downstream choose from up to ``len(members) * n``.
+    ``Interleave("eda", "aeda")`` is the string form ``"eda+aeda"``; each member is asked
+    for ``n`` candidates, so filters downstream choose from up to ``len(members) * n``.
     """
 
-    def __init__(self, *members: str | Augmenter | Union | Chain):
+    def __init__(self, *members: str | Augmenter | Interleave | Chain):
         if len(members) < 2:
-            raise UsageError("Union needs at least two members")
+            raise UsageError(f"{type(self).__name__} needs at least two members")
         self.members = members
+
+
+class Union(Interleave):
+    """Deprecated name of :class:`Interleave` (it shadowed ``typing.Union``)."""
+
+    def __init__(self, *members: str | Augmenter | Interleave | Chain):
+        warnings.warn("augkit.Union is now called augkit.Interleave", FutureWarning, stacklevel=2)
+        super().__init__(*members)
 
 
 class Chain:
     """Generators applied in sequence: the first rewrites the source into ``n`` candidates,
     each later step rewrites each candidate once. String form ``"eda>aeda"``."""
 
-    def __init__(self, *steps: str | Augmenter | Union | Chain):
+    def __init__(self, *steps: str | Augmenter | Interleave | Chain):
         if len(steps) < 2:
             raise UsageError("Chain needs at least two steps")
         self.steps = steps
@@ -97,7 +112,7 @@ class Pipeline:
 
     Parameters
     ----------
-    generate : str, Augmenter, Union or Chain
+    generate : str, Augmenter, Interleave or Chain
         What produces candidates; a string is a registered method name.
     filters : sequence of str or Filter
         Filters applied in order after generation; strings are registered filter names.
@@ -106,25 +121,33 @@ class Pipeline:
     oversample : float
         Ask the generator for ``ceil(n * oversample)`` candidates so that filters have
         more to choose from; at most ``n`` survive.
+    registry : Registry, optional
+        Where method and filter names are looked up (default: the installed plugins,
+        :func:`augkit.get_registry`); resolved once, here.
 
     Example::
 
-        augkit.augment(df, augkit.Pipeline(augkit.Union("eda", "aeda")), n=4, seed=0)
+        augkit.augment(df, augkit.Pipeline(augkit.Interleave("eda", "aeda")), n=4, seed=0)
     """
 
     def __init__(
         self,
-        generate: str | Augmenter | Union | Chain,
+        generate: str | Augmenter | Interleave | Chain,
         filters: Iterable[str | Filter] = (),
         *,
         dedup: bool = True,
         oversample: float = 1.0,
+        registry: Registry | None = None,
     ):
         if isinstance(oversample, bool) or not isinstance(oversample, (int, float)) or oversample < 1:
             raise InvalidParameterError(f"oversample must be a number >= 1, got {oversample!r}")
+        if not isinstance(dedup, bool):
+            raise InvalidParameterError(f"dedup must be True or False, got {dedup!r}")
         self.oversample = float(oversample)
-        self._generator = _build_generator(generate, Counter())
-        resolved = [_resolve_filter(f) for f in filters]
+        self.dedup = dedup
+        registry = registry or _registry()
+        self._generator = _build_generator(generate, Counter(), registry)
+        resolved = [_resolve_filter(f, registry) for f in filters]
         if dedup and not any(isinstance(f, ExactDuplicateFilter) for f in resolved):
             resolved.insert(0, ExactDuplicateFilter())
         self.filters: tuple[Filter, ...] = tuple(resolved)
@@ -144,11 +167,14 @@ class Pipeline:
         of a one-method pipeline; ``"eda.alpha_sr"`` goes to every step named ``eda``.
         """
         parsed = parse_pipeline_spec(spec)
-        _apply_params(parsed.generator, parsed.filters, dict(params or {}))
-        members = [_chain_from_spec(chain) for chain in parsed.generator]
-        generate = members[0] if len(members) == 1 else Union(*members)
-        filters = [_registry().create_filter(step.name, step.args) for step in parsed.filters]
-        return cls(generate, filters, **options)
+        registry = options.pop("registry", None) or _registry()
+        _apply_params(parsed.generator_steps(), parsed.filters, dict(params or {}), registry)
+        generate = _generator_from_spec(parsed.generator, registry)
+        filters = [registry.create_filter(step.name, step.args) for step in parsed.filters]
+        clash = sorted(set(parsed.options) & set(options))
+        if clash:
+            raise PipelineSpecError(f"pipeline option(s) {', '.join(clash)} given both in the string's '[...]' and as arguments")
+        return cls(generate, filters, registry=registry, **parsed.options, **options)
 
     @property
     def name(self) -> str:
@@ -157,9 +183,16 @@ class Pipeline:
 
     @property
     def spec(self) -> str:
-        """The pipeline's string form, with non-default parameters inline."""
+        """The pipeline's string form, with non-default parameters inline and non-default
+        pipeline options in leading brackets: ``Pipeline.from_string(p.spec)`` builds the
+        same pipeline (for steps whose parameters are literals)."""
         filters = "".join(f"|{format_step(f.name, f.changed_params())}" for f in self.filters)
-        return self._generator.spec + filters
+        options: dict[str, Any] = {}
+        if not self.dedup and not any(isinstance(f, ExactDuplicateFilter) for f in self.filters):
+            options["dedup"] = False
+        if self.oversample != 1.0:
+            options["oversample"] = self.oversample
+        return format_options(options) + self._generator.spec + filters
 
     def __repr__(self) -> str:
         return f"Pipeline({self.spec!r})"
@@ -250,23 +283,42 @@ class Pipeline:
         outcome = self.run_batch(texts, n, seed, context)
         return outcome.candidates, outcome.reasons
 
-    def run_batch(self, texts: list[str], n: int, seed: int, context: BatchContext | None = None) -> BatchOutcome:
+    def run_batch(
+        self,
+        texts: list[str],
+        n: int,
+        seed: int,
+        context: BatchContext | None = None,
+        *,
+        trace: bool = False,
+        strict: bool | None = None,
+        row_timeout: float | None = None,
+    ) -> BatchOutcome:
         """Augment a batch: at most ``n`` candidates per text; for each text left with none,
         the reason (nothing generated, which filter removed the last ones, or what went
         wrong on that text: an exception an augmenter or filter raised, output outside its
-        contract, or running past :attr:`row_timeout`; see :attr:`strict`); and per text,
+        contract, or running past the row time limit; see :attr:`strict`); and per text,
         how many candidates were generated and how many each filter dropped
-        (:attr:`count_names`).
+        (:attr:`count_names`). ``trace=True`` also records every candidate's fate
+        (:attr:`BatchOutcome.traces`). ``strict`` and ``row_timeout`` override this
+        pipeline's attributes for this call only (the pipeline is not changed).
 
         When the batch fails or runs out of time, it is run again row by row, each row with
         the whole time limit: per-row seeds give the other rows the output they would have
         had, and one slow row costs at most twice the limit. ``KeyboardInterrupt``,
         ``SystemExit`` and an outer time limit are never caught.
         """
-        context = context or BatchContext()
-        limit = TimeLimit(self.row_timeout)
+        run = _RunSettings(
+            trace=trace,
+            strict=self.strict if strict is None else bool(strict),
+            row_timeout=self.row_timeout if row_timeout is None else row_timeout,
+        )
+        return self._run_batch_with(texts, n, seed, context or BatchContext(), run)
+
+    def _run_batch_with(self, texts: list[str], n: int, seed: int, context: BatchContext, run: _RunSettings) -> BatchOutcome:
+        limit = TimeLimit(run.row_timeout)
         try:
-            return limit.run(lambda: self._run_batch(texts, n, seed, context))
+            return limit.run(lambda: self._run_batch(texts, n, seed, context, run.trace))
         except UsageError:
             raise  # configuration and input errors concern every row: stop
         except Exception as error:
@@ -276,19 +328,21 @@ class Pipeline:
                 raise  # an outer limit's (a pipeline running this one): its owner decides
             failure = error
         if len(texts) > 1:  # find the failing rows; per-row seeds keep the others' output unchanged
-            return self._run_row_by_row(texts, n, seed, context)
-        return self._row_failed(texts[0], failure)
+            return self._run_row_by_row(texts, n, seed, context, run)
+        return self._row_failed(texts[0], failure, run)
 
-    def _run_row_by_row(self, texts: list[str], n: int, seed: int, context: BatchContext) -> BatchOutcome:
-        outcome = BatchOutcome([], [], [])
+    def _run_row_by_row(self, texts: list[str], n: int, seed: int, context: BatchContext, run: _RunSettings) -> BatchOutcome:
+        outcome = BatchOutcome([], [], [], [] if run.trace else None)
         for index, text in enumerate(texts):
-            row = self.run_batch([text], n, seed, context.take([index]))
+            row = self._run_batch_with([text], n, seed, context.take([index]), run)
             outcome.candidates += row.candidates
             outcome.reasons += row.reasons
             outcome.counts += row.counts
+            if outcome.traces is not None:
+                outcome.traces += row.traces
         return outcome
 
-    def _row_failed(self, text: str, error: BaseException) -> BatchOutcome:
+    def _row_failed(self, text: str, error: BaseException, run: _RunSettings) -> BatchOutcome:
         """The result of a row an augmenter or filter failed on, or (strict) the error naming it."""
         if isinstance(error, TimeLimitExceeded):
             kind = f"timed out after {error.seconds:g} s"
@@ -297,31 +351,81 @@ class Pipeline:
             kind, detail = error.kind, f"failed: {error}"
         else:
             kind, detail = type(error).__name__, f"failed with {type(error).__name__}: {str(error)[:200]}"
-        if self.strict:
+        if run.strict:
             raise AugmentationFailedError(f"augmenting {text[:80]!r} {detail}") from error
         # one reason per kind of failure, so the summary stays short; strict shows the detail
-        # (a failed row counts nothing: what its steps did before the failure is not kept)
+        # (a failed row counts nothing, and traces nothing: what its steps did before the
+        # failure is not kept)
         return BatchOutcome([[]], [f"augmentation failed ({kind}; strict mode stops and shows it)"],
-                            [(0,) * len(self.count_names)])
+                            [(0,) * len(self.count_names)], [[]] if run.trace else None)
 
-    def _run_batch(self, texts: list[str], n: int, seed: int, context: BatchContext) -> BatchOutcome:
+    def _run_batch(self, texts: list[str], n: int, seed: int, context: BatchContext, trace: bool = False) -> BatchOutcome:
         wanted = math.ceil(n * self.oversample)
         candidates = self._generator.generate(texts, wanted, seed, context)
         if self.rewritten_names or self.label_setters:  # only such steps may return fields or labels
             candidates = without_unchanged(candidates, context)
         reasons: list[str | None] = [None if c else NOTHING_GENERATED for c in candidates]
         counts = [[len(row)] for row in candidates]
-        for step in self.filters:
+        fates = _Fates(candidates) if trace else None
+        for step, step_name in zip(self.filters, self.count_names[1:-1]):
             before = candidates
             candidates = _checked_filter_output(step, step.filter_batch(texts, before, context), before)
             for index, kept in enumerate(candidates):
                 counts[index].append(len(before[index]) - len(kept))
                 if not kept and reasons[index] is None:
                     reasons[index] = f"all candidates removed by filter {step.name!r}"
+            if fates is not None:
+                fates.dropped(before, candidates, step_name)
         kept = [row[:n] for row in candidates]
         for index, row in enumerate(candidates):
             counts[index].append(len(row) - len(kept[index]))
-        return BatchOutcome(kept, reasons, [tuple(row) for row in counts])
+        if fates is not None:
+            fates.dropped(candidates, kept, BEYOND_N)
+        return BatchOutcome(kept, reasons, [tuple(row) for row in counts], fates.entries() if fates is not None else None)
+
+
+@dataclass(frozen=True)
+class _RunSettings:
+    """How one :meth:`Pipeline.run_batch` call runs: with or without a trace, strict or
+    not, and its row time limit."""
+
+    trace: bool = False
+    strict: bool = False
+    row_timeout: float | None = None
+
+
+class _Fates:
+    """The trace of one batch under construction: every generated candidate, in generation
+    order, and the step that dropped it. Filters return the candidate objects they keep, so
+    a dropped candidate is one whose object is missing from a step's output (a filter that
+    returns new objects is matched by text)."""
+
+    def __init__(self, generated: list[list[Candidate]]):
+        self._rows = [[TraceEntry(c.method, c.text, c.scores) for c in row] for row in generated]
+        self._entry_of = [{id(c): entry for c, entry in zip(row, entries)} for row, entries in zip(generated, self._rows)]
+        self._alive: list[list[Candidate]] = [*generated]  # ids stay unique while their objects live
+
+    def dropped(self, before: list[list[Candidate]], after: list[list[Candidate]], step: str) -> None:
+        """Mark what ``step`` dropped: the candidates of ``before`` missing from ``after``."""
+        for entry_of, old, new in zip(self._entry_of, before, after):
+            if len(old) == len(new) and all(a is b for a, b in zip(old, new)):
+                continue
+            self._alive.append(new)
+            unclaimed = [c for c in old if id(c) in entry_of]
+            claimed = {id(c) for c in new if id(c) in entry_of}
+            for candidate in new:
+                if id(candidate) not in entry_of:  # rebuilt by the filter: the same text it got
+                    twin = next((c for c in unclaimed if c.text == candidate.text and id(c) not in claimed), None)
+                    if twin is not None:
+                        claimed.add(id(twin))
+                        entry_of[id(candidate)] = entry_of[id(twin)]
+                        entry_of[id(candidate)].scores = candidate.scores
+            for candidate in unclaimed:
+                if id(candidate) not in claimed:
+                    entry_of[id(candidate)].dropped_by = step
+
+    def entries(self) -> list[list[TraceEntry]]:
+        return self._rows
 
 
 class _Leaf:
@@ -415,18 +519,18 @@ def _interleave(lists: list[list[Candidate]]) -> list[Candidate]:
     return merged
 
 
-def _build_generator(obj: Any, seen: Counter):
-    if isinstance(obj, Union):
-        return _UnionNode([_build_generator(m, seen) for m in obj.members])
+def _build_generator(obj: Any, seen: Counter, registry: Registry):
+    if isinstance(obj, Interleave):
+        return _UnionNode([_build_generator(m, seen, registry) for m in obj.members])
     if isinstance(obj, Chain):
-        return _ChainNode([_build_generator(s, seen) for s in obj.steps])
+        return _ChainNode([_build_generator(s, seen, registry) for s in obj.steps])
     if isinstance(obj, str):
-        obj = _registry().create_augmenter(obj)
+        obj = registry.create_augmenter(obj)
     if isinstance(obj, type) and issubclass(obj, Augmenter):
         obj = obj()
     if not isinstance(obj, Augmenter):
         raise UsageError(
-            f"a pipeline generator must be a method name, an Augmenter, a Union or a Chain; got {type(obj).__name__}"
+            f"a pipeline generator must be a method name, an Augmenter, an Interleave or a Chain; got {type(obj).__name__}"
         )
     label = obj.name or type(obj).__name__
     seen[label] += 1
@@ -434,9 +538,9 @@ def _build_generator(obj: Any, seen: Counter):
     return _Leaf(obj, key)
 
 
-def _resolve_filter(obj: Any) -> Filter:
+def _resolve_filter(obj: Any, registry: Registry) -> Filter:
     if isinstance(obj, str):
-        return _registry().create_filter(obj)
+        return registry.create_filter(obj)
     if isinstance(obj, type) and issubclass(obj, Filter):
         return obj()
     if not isinstance(obj, Filter):
@@ -449,19 +553,24 @@ def spec_uses_model(spec: str) -> bool:
     (``uses_model``), read from the registered classes: nothing is built or loaded."""
     parsed = parse_pipeline_spec(spec)
     registry = _registry()
-    augmenters = [registry.method(step.name).cls for chain in parsed.generator for step in chain]
+    augmenters = [registry.method(step.name).cls for step in parsed.generator_steps()]
     filters = [registry.filter(step.name).cls for step in parsed.filters]
     return any(cls.uses_model for cls in augmenters + filters)
 
 
-def _chain_from_spec(chain: list[StepSpec]) -> Augmenter | Chain:
-    steps = [_registry().create_augmenter(step.name, step.args) for step in chain]
-    return steps[0] if len(steps) == 1 else Chain(*steps)
+def _generator_from_spec(generator: list[list[StepSpec | GroupSpec]], registry: Registry) -> Augmenter | Interleave | Chain:
+    members = [_chain_from_spec(chain, registry) for chain in generator]
+    return members[0] if len(members) == 1 else Interleave(*members)
 
 
-def _apply_params(generator: list[list[StepSpec]], filters: list[StepSpec], params: dict[str, Any]) -> None:
+def _chain_from_spec(chain: list[StepSpec | GroupSpec], registry: Registry) -> Augmenter | Interleave | Chain:
+    links = [_generator_from_spec(link.generator, registry) if isinstance(link, GroupSpec)
+             else registry.create_augmenter(link.name, link.args) for link in chain]
+    return links[0] if len(links) == 1 else Chain(*links)
+
+
+def _apply_params(leaves: list[StepSpec], filters: list[StepSpec], params: dict[str, Any], registry: Registry) -> None:
     """Route caller parameters into the parsed steps (see :meth:`Pipeline.from_string`)."""
-    leaves = [step for chain in generator for step in chain]
     for key, value in params.items():
         if "." in key:
             step_name, _, param = key.partition(".")
@@ -472,17 +581,16 @@ def _apply_params(generator: list[list[StepSpec]], filters: list[StepSpec], para
         elif len(leaves) == 1:
             targets, param = leaves, key
         else:
-            raise PipelineSpecError(_ambiguous_parameter_message(key, leaves + filters))
+            raise PipelineSpecError(_ambiguous_parameter_message(key, leaves + filters, registry))
         for step in targets:
             if param in step.args:
                 raise PipelineSpecError(f"parameter {param!r} of {step.name!r} is given twice")
             step.args[param] = value
 
 
-def _ambiguous_parameter_message(key: str, steps: list[StepSpec]) -> str:
+def _ambiguous_parameter_message(key: str, steps: list[StepSpec], registry: Registry) -> str:
     """Why an unqualified ``key`` cannot be routed in a pipeline of several methods, naming
     the steps that take it (or, when none does, what each step takes)."""
-    registry = _registry()
     takes: dict[str, list[str]] = {}
     for step in steps:
         table = registry.methods if step.name in registry.methods else registry.filters

@@ -2,14 +2,17 @@
 
 Grammar (operators bind from loosest to tightest: ``|``, ``+``, ``>``)::
 
-    pipeline  := generator ("|" filter)*
-    generator := chain ("+" chain)*          # union: every chain contributes candidates
-    chain     := step (">" step)*            # sequence: each step rewrites the previous output
+    pipeline  := ["[" key=value ("," key=value)* "]"] generator ("|" filter)*
+    generator := chain ("+" chain)*          # interleave: every chain contributes candidates
+    chain     := link (">" link)*            # sequence: each link rewrites the previous output
+    link      := step | "(" generator ")"    # a group: several generators as one link
     step      := NAME ["(" key=value ("," key=value)* ")"]
 
 Values are Python literals (``0.2``, ``True``, ``'x'``, ``[1, 2]``); a bare word is a string.
+The leading brackets hold the pipeline's own options (``dedup``, ``oversample``).
 
-Examples: ``eda``, ``eda+aeda``, ``eda(alpha_sr=0.2)>aeda|dedup(ignore_case=True)``.
+Examples: ``eda``, ``eda+aeda``, ``eda(alpha_sr=0.2)>aeda|dedup(ignore_case=True)``,
+``(eda+aeda)>aeda``, ``[dedup=False, oversample=2.0] eda|semantic``.
 """
 
 from __future__ import annotations
@@ -33,11 +36,33 @@ class StepSpec:
 
 
 @dataclass
-class PipelineSpec:
-    """A parsed pipeline string: a union of chains of steps, then filters."""
+class GroupSpec:
+    """A parenthesised generator inside a chain: ``(eda+aeda)`` in ``(eda+aeda)>aeda``."""
 
-    generator: list[list[StepSpec]]  # union of chains
+    generator: list[list[StepSpec | GroupSpec]]
+
+
+#: The pipeline options the leading brackets may set.
+PIPELINE_OPTIONS = ("dedup", "oversample")
+
+
+@dataclass
+class PipelineSpec:
+    """A parsed pipeline string: an interleaving of chains of steps (or groups), then
+    filters, and the pipeline's own options."""
+
+    generator: list[list[StepSpec | GroupSpec]]  # interleaving of chains
     filters: list[StepSpec]
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def generator_steps(self) -> list[StepSpec]:
+        """Every augmenter step of the generator, groups flattened, in order."""
+        return _steps_of(self.generator)
+
+
+def _steps_of(generator: list[list[StepSpec | GroupSpec]]) -> list[StepSpec]:
+    return [leaf for chain in generator for link in chain
+            for leaf in (_steps_of(link.generator) if isinstance(link, GroupSpec) else [link])]
 
 
 def parse_pipeline_spec(spec: str) -> PipelineSpec:
@@ -48,13 +73,52 @@ def parse_pipeline_spec(spec: str) -> PipelineSpec:
     """
     if not isinstance(spec, str) or not spec.strip():
         raise PipelineSpecError("empty pipeline: give a method name such as 'eda'")
+    options, spec = _leading_options(spec)
     generator_text, *filter_texts = _split_top_level(spec, "|")
-    generator = [
-        [_parse_step(step) for step in _split_top_level(chain, ">")]
-        for chain in _split_top_level(generator_text, "+")
-    ]
     filters = [_parse_step(text) for text in filter_texts]
-    return PipelineSpec(generator, filters)
+    return PipelineSpec(_parse_generator(generator_text), filters, options)
+
+
+def format_options(options: dict[str, Any]) -> str:
+    """The leading brackets of a pipeline string (empty when no option is set)."""
+    return f"[{', '.join(f'{k}={v!r}' for k, v in options.items())}] " if options else ""
+
+
+def _leading_options(spec: str) -> tuple[dict[str, Any], str]:
+    text = spec.lstrip()
+    if not text.startswith("["):
+        return {}, spec
+    depth = 0
+    for index, char in enumerate(text):
+        depth += char in "([{"
+        depth -= char in ")]}"
+        if depth == 0:
+            break
+    else:
+        raise PipelineSpecError(f"unclosed '[' in {spec.strip()!r}")
+    options = _parse_step(f"options({text[1:index]})").args
+    unknown = sorted(set(options) - set(PIPELINE_OPTIONS))
+    if unknown:
+        raise PipelineSpecError(f"unknown pipeline option(s) {', '.join(unknown)} in '[...]'; "
+                                f"the options are {', '.join(PIPELINE_OPTIONS)}")
+    rest = text[index + 1:]
+    if not rest.strip():
+        raise PipelineSpecError(f"no method after the options in {spec.strip()!r}")
+    return options, rest
+
+
+def _parse_generator(text: str) -> list[list[StepSpec | GroupSpec]]:
+    return [[_parse_link(link) for link in _split_top_level(chain, ">")] for chain in _split_top_level(text, "+")]
+
+
+def _parse_link(text: str) -> StepSpec | GroupSpec:
+    stripped = text.strip()
+    if stripped.startswith("(") and stripped.endswith(")"):
+        inner = stripped[1:-1]
+        if not inner.strip():
+            raise PipelineSpecError(f"empty group '()' in {text.strip()!r}")
+        return GroupSpec(_parse_generator(inner))
+    return _parse_step(text)
 
 
 def format_step(name: str, args: dict[str, Any]) -> str:

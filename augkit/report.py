@@ -29,6 +29,10 @@ class AugmentationReport:
     #: Candidates ``generated``, then dropped by each filter step (by its name, in pipeline
     #: order), then ``beyond n`` (kept by every filter but over ``n``); summed over rows.
     candidates: dict[str, int] = field(default_factory=dict)
+    #: Every candidate generated and its fate, when the run kept a trace (``trace=True``):
+    #: :class:`augkit.trace.TraceEntry` objects whose ``source`` is the source row's index
+    #: label (a DataFrame), position (a list, a Dataset) or input row number (a file).
+    trace: list | None = field(default=None, repr=False, compare=False)
 
     @property
     def rows_written(self) -> int:
@@ -72,6 +76,8 @@ class AugmentationReport:
         self.candidates = add_counts(self.candidates, other.candidates)
         if self.n is None:
             self.n = other.n
+        if other.trace is not None:
+            self.trace = [*(self.trace or []), *other.trace]
 
     def as_dict(self) -> dict:
         return {

@@ -19,6 +19,8 @@ from concurrent.futures import ProcessPoolExecutor
 from augkit.candidate import Candidate
 from augkit.filters.base import BatchContext
 from augkit.pipeline import BatchOutcome, Pipeline
+from augkit.run_options import RunOptions
+from augkit.trace import entry_from_tuple
 from augkit.termination import deferred_termination
 
 #: (texts, their labels and context columns) of one batch.
@@ -28,13 +30,15 @@ _worker_pipeline: Pipeline | None = None
 
 
 def run_batches(
-    pipeline: Pipeline, batches: Iterable[Batch], n: int, seed: int, workers: int = 1, total: int | None = None
+    pipeline: Pipeline, batches: Iterable[Batch], options: RunOptions, total: int | None = None
 ) -> Iterator[BatchOutcome]:
-    """Outcomes of :meth:`Pipeline.run_batch` for each batch, in order. ``total`` (the
+    """Outcomes of :meth:`Pipeline.run_batch` for each batch, in order, run as ``options``
+    say (``n``, ``seed``, ``workers``, ``strict``, ``row_timeout``, ``trace``). ``total`` (the
     number of batches, when known) lets small jobs spread over every worker."""
+    workers = options.workers
     if workers == 1:
         for texts, batch_context in batches:
-            yield pipeline.run_batch(texts, n, seed, batch_context)
+            yield _run(pipeline, texts, batch_context, options)
         return
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     threads = max(1, (os.cpu_count() or 1) // workers)
@@ -45,10 +49,11 @@ def run_batches(
         pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_set_worker_pipeline, initargs=(pipeline, threads))
         finished = False
         try:
-            tasks = ((texts, batch_context, n, seed) for texts, batch_context in batches)
+            tasks = ((texts, batch_context, options) for texts, batch_context in batches)
             chunksize = 16 if total is None else max(1, min(16, total // (workers * 4)))
-            for rows, reasons, counts in pool.map(_run_in_worker, tasks, chunksize=chunksize):
-                yield BatchOutcome([[Candidate(*fields) for fields in row] for row in rows], reasons, counts)
+            for rows, reasons, counts, traces in pool.map(_run_in_worker, tasks, chunksize=chunksize):
+                yield BatchOutcome([[Candidate(*fields) for fields in row] for row in rows], reasons, counts,
+                                   None if traces is None else [[entry_from_tuple(t) for t in row] for row in traces])
             finished = True
         finally:
             if not finished:  # stopped early (an error, Ctrl-C, SIGTERM): their work is not wanted
@@ -74,8 +79,14 @@ def _set_worker_pipeline(pipeline: Pipeline, threads: int) -> None:
         sys.modules["torch"].set_num_threads(threads)
 
 
-def _run_in_worker(task: tuple) -> tuple[list[list[tuple]], list[str | None], list[tuple[int, ...]]]:
-    texts, batch_context, n, seed = task
-    outcome = _worker_pipeline.run_batch(texts, n, seed, batch_context)
+def _run(pipeline: Pipeline, texts: list[str], batch_context: BatchContext, options: RunOptions) -> BatchOutcome:
+    return pipeline.run_batch(texts, options.n, options.seed, batch_context, trace=options.trace,
+                              strict=options.strict, row_timeout=options.row_timeout)
+
+
+def _run_in_worker(task: tuple) -> tuple:
+    texts, batch_context, options = task
+    outcome = _run(_worker_pipeline, texts, batch_context, options)
     # Plain tuples pickle faster than Candidate objects on the way back.
-    return [[(c.text, c.method, c.scores, c.fields, c.label) for c in row] for row in outcome.candidates], outcome.reasons, outcome.counts
+    traces = None if outcome.traces is None else [[e.as_tuple() for e in row] for row in outcome.traces]
+    return [[(c.text, c.method, c.scores, c.fields, c.label) for c in row] for row in outcome.candidates], outcome.reasons, outcome.counts, traces

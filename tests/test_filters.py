@@ -91,7 +91,7 @@ def test_semantic_rejects_bad_bounds(kwargs, message):
 
 
 def _label_pipeline(intents, proposals, strict=False):
-    step = LabelIntegrityFilter(strict=strict)
+    step = LabelIntegrityFilter(own_source=strict)
     return augkit.Pipeline(Proposals(proposals), [step], dedup=False)
 
 
@@ -126,7 +126,7 @@ def test_label_integrity_without_labels_says_what_to_pass(intents):
 
 
 def test_label_integrity_without_the_originals_says_how_to_run_it():
-    pipeline = augkit.Pipeline(Proposals({"a b c": ["a c b"]}), [LabelIntegrityFilter(strict=True)])
+    pipeline = augkit.Pipeline(Proposals({"a b c": ["a c b"]}), [LabelIntegrityFilter(own_source=True)])
     with pytest.raises(UsageError, match="Pipeline.prepare"):
         pipeline.run(["a b c"], 1, seed=0)
 
@@ -245,3 +245,13 @@ def test_a_dataset_gets_the_same_filtering_and_scores_as_a_dataframe(banking77_1
     assert got["text"].tolist() == expected["text"].tolist()
     for column in ("augkit_semantic", "augkit_label_integrity", "augkit_edit_ratio"):
         np.testing.assert_allclose(got[column].to_numpy(float), expected[column].to_numpy(float), equal_nan=True)
+
+
+def test_an_old_parameter_name_still_works_by_name_and_says_what_it_is_now_called(intents):
+    with pytest.warns(FutureWarning, match="parameter 'strict' is now called 'own_source'"):
+        pipeline = augkit.Pipeline.from_string("eda|label_integrity(strict=true, min_margin=0.1)")
+    step = pipeline.filters[-1]
+    assert step.own_source is True and step.min == 0.1
+    assert pipeline.spec == "eda|dedup|label_integrity(own_source=True, min=0.1)"
+    with pytest.raises(augkit.errors.InvalidParameterError, match="give only 'own_source'"):
+        augkit.Pipeline.from_string("eda|label_integrity(strict=true, own_source=false)")

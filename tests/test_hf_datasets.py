@@ -66,4 +66,4 @@ def test_an_iterable_dataset_is_augmented_lazily(dataset):
 
 def test_an_iterable_dataset_refuses_filters_that_need_every_original(dataset):
     with pytest.raises(augkit.errors.UsageError, match="IterableDataset cannot show it up front"):
-        augkit.augment(dataset.to_iterable_dataset(), "eda|label_integrity(strict=true)", n=1, seed=0)
+        augkit.augment(dataset.to_iterable_dataset(), "eda|label_integrity(own_source=true)", n=1, seed=0)

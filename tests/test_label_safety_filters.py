@@ -301,7 +301,7 @@ def test_the_recommended_recipes_build(shared_data):
     from benchmarks.fewshot.methods import parse_method
 
     for spec in ("eda|negation|numbers|entities|semantic|label_integrity",
-                 "backtranslation|negation|numbers|entities|semantic(max=1.0)|label_integrity(strict=True)",
+                 "backtranslation|negation|numbers|entities|semantic(max=1.0)|label_integrity(own_source=True)",
                  "eda+aeda|negation|numbers|entities|semantic(min=0.85)|label_integrity@weight=0.3,per_source=1"):
         method = parse_method(spec)
         assert [step.name for step in method._pipeline.filters][1:4] == ["negation", "numbers", "entities"]

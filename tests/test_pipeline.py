@@ -47,7 +47,7 @@ class KeepShort(augkit.Filter):
 
 
 def test_union_interleaves_members():
-    pipeline = augkit.Pipeline(augkit.Union(Numbered("a"), Numbered("b")))
+    pipeline = augkit.Pipeline(augkit.Interleave(Numbered("a"), Numbered("b")))
     rows, _ = pipeline.run(["t"], 3, seed=0)
     assert [c.text for c in rows[0]] == ["t #a0", "t #b0", "t #a1"]
 
@@ -134,6 +134,52 @@ def test_quoted_separators_inside_arguments_do_not_split():
 
 
 def test_repeated_method_in_a_union_draws_its_own_randomness(banking77_sentences):
-    pairs, _ = augkit.Pipeline(augkit.Union("aeda", "aeda"), dedup=False).run(banking77_sentences[:20], 2, seed=0)
+    pairs, _ = augkit.Pipeline(augkit.Interleave("aeda", "aeda"), dedup=False).run(banking77_sentences[:20], 2, seed=0)
     different = sum(row[0].text != row[1].text for row in pairs)
     assert different >= 15  # the second aeda is not a copy of the first
+
+
+@pytest.mark.parametrize("spec", [
+    "[dedup=False] eda",
+    "[oversample=2.5] eda(alpha_sr=0.2)+aeda|dedup",
+    "[dedup=False, oversample=2.0] (eda+aeda)>aeda",
+    "eda>(aeda+eda(alpha_rs=0.3))|dedup",
+])
+def test_a_pipelines_string_form_round_trips(spec, banking77_sentences):
+    pipeline = augkit.Pipeline.from_string(spec)
+    again = augkit.Pipeline.from_string(pipeline.spec)
+    assert again.spec == pipeline.spec
+    assert (again.dedup, again.oversample) == (pipeline.dedup, pipeline.oversample)
+    texts = banking77_sentences[:15]
+    assert again.run(texts, 3, seed=2) == pipeline.run(texts, 3, seed=2)
+
+
+def test_a_python_pipelines_options_survive_its_string_form():
+    pipeline = augkit.Pipeline(augkit.Chain(augkit.Interleave("eda", "aeda"), "aeda"), dedup=False, oversample=2.0)
+    assert pipeline.spec == "[dedup=False, oversample=2.0] (eda+aeda)>aeda"
+    assert augkit.Pipeline.from_string(pipeline.spec).spec == pipeline.spec
+
+
+def test_bad_pipeline_options_in_the_string_are_refused():
+    with pytest.raises(augkit.PipelineSpecError, match="unknown pipeline option"):
+        augkit.Pipeline.from_string("[shuffle=True] eda")
+    with pytest.raises(augkit.PipelineSpecError, match="both in the string"):
+        augkit.Pipeline.from_string("[dedup=False] eda", dedup=True)
+    with pytest.raises(augkit.PipelineSpecError, match="unclosed"):
+        augkit.Pipeline.from_string("[dedup=False eda")
+
+
+def test_a_pipeline_resolves_names_in_the_registry_it_is_given():
+    from augkit.registry import Registry
+
+    empty = Registry()
+    with pytest.raises(augkit.UnknownMethodError):
+        augkit.Pipeline("eda", registry=empty)
+    with pytest.raises(augkit.UnknownMethodError):
+        augkit.Pipeline.from_string("eda|dedup", registry=empty)
+
+
+def test_union_is_a_deprecated_name_of_interleave():
+    with pytest.warns(FutureWarning, match="now called augkit.Interleave"):
+        union = augkit.Union("eda", "aeda")
+    assert augkit.Pipeline(union).spec == augkit.Pipeline(augkit.Interleave("eda", "aeda")).spec

@@ -163,7 +163,8 @@ def test_a_chunked_file_run_is_the_in_memory_run_and_resumes_after_ctrl_c(tmp_pa
     source = tmp_path / "sick.tsv"
     sick.to_csv(source, sep="\t", index=False)
     arguments = ["augment", str(source), "-m", "pair-rule", "-n", "2", "--seed", "4", "--text-column", TEXT,
-                 "--label-column", LABEL, "--context-column", f"premise={PREMISE}", "--no-progress"]
+                 "--label-column", LABEL, "--context-column", f"premise={PREMISE}", "--no-progress",
+                 "--row-timeout", "0"]  # no time limit: a loaded machine must not fail rows
     whole, chunked = tmp_path / "whole.csv", tmp_path / "chunked.csv"
     assert main([*arguments, "--chunk-rows", "1000", "-o", str(whole)]) == 0
     assert main([*arguments, "--chunk-rows", "25", "--workers", "2", "-o", str(chunked)]) == 0
@@ -362,7 +363,7 @@ def test_the_pipeline_alone_decides_whether_and_how_its_steps_are_prepared():
     assert augkit.Pipeline("eda", ["semantic"]).preparation is Preparation.ANY_PART
     assert augkit.Pipeline(CollectsLabels()).preparation is Preparation.ANY_PART
     assert augkit.Pipeline("eda", ["label_integrity"]).preparation is Preparation.WHOLE
-    assert augkit.Pipeline(augkit.Union("eda", PairRule())).preparation is Preparation.WHOLE
+    assert augkit.Pipeline(augkit.Interleave("eda", PairRule())).preparation is Preparation.WHOLE
 
 
 def test_an_augmenter_is_prepared_once_per_run_with_the_usable_rows(sick):

@@ -12,10 +12,27 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+import json
+
 from augkit.report import AugmentationReport
+from augkit.trace import TraceEntry, entry_from_tuple
 
 REASON_COLUMN = "__augkit_reason"
 COUNTS_COLUMN = "__augkit_counts"
+#: A source row's trace (:mod:`augkit.trace`), as JSON, when the run keeps one.
+TRACE_COLUMN = "__augkit_trace"
+
+
+def encode_traces(entries: Sequence[TraceEntry]) -> str:
+    """One source row's trace entries as carried in :data:`TRACE_COLUMN`."""
+    return json.dumps([entry.as_tuple() for entry in entries])
+
+
+def decode_traces(encoded: str | None, source: object) -> list[TraceEntry]:
+    """The entries :func:`encode_traces` wrote, named after ``source``."""
+    if not isinstance(encoded, str) or not encoded:
+        return []
+    return [entry_from_tuple(fields, source) for fields in json.loads(encoded)]
 
 
 def encode_counts(counts: Sequence[int]) -> str:

@@ -8,9 +8,10 @@ missing); each original is followed by its augmentations; the result has a fresh
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from augkit.adapters.carried_counts import COUNTS_COLUMN, REASON_COLUMN, encode_counts
+from augkit.adapters.carried_counts import COUNTS_COLUMN, REASON_COLUMN, TRACE_COLUMN, encode_counts, encode_traces
 from augkit.adapters.provenance import (
     METHOD_COLUMN,
     SOURCE_COLUMN,
@@ -23,6 +24,7 @@ from augkit.inputs import coerced_text, is_missing
 from augkit.pipeline import Pipeline
 from augkit.report import AugmentationReport
 from augkit.row_context import CHANGED_COLUMN, LABEL_FROM_COLUMN, changed_columns, check_context_columns
+from augkit.run_options import RunOptions
 
 
 def augment_frame(
@@ -32,14 +34,18 @@ def augment_frame(
     text_column: str,
     label_column: str | None,
     keep_original: bool,
+    options: RunOptions,
     carry_counts: bool = False,
+    prepared: bool = False,
+    on_rows: Callable[[int], None] | None = None,
     context_columns: dict[str, str] | None = None,
-    **options: Any,
 ) -> tuple[Any, AugmentationReport]:
     """Augment ``frame`` (see the module docstring). ``carry_counts`` adds the helper columns
     of :mod:`augkit.adapters.carried_counts` to the original rows (for backends that count
-    rows elsewhere; needs ``keep_original``). ``context_columns`` maps the logical names the
-    pipeline's augmenters read to columns of ``frame`` (:mod:`augkit.row_context`)."""
+    rows elsewhere; needs ``keep_original``). With ``options.trace`` the report holds the
+    trace, each source named by its index label (and carried along with the counts).
+    ``context_columns`` maps the logical names the pipeline's augmenters read to columns of
+    ``frame`` (:mod:`augkit.row_context`)."""
     import numpy as np
     import pandas as pd
 
@@ -52,11 +58,18 @@ def augment_frame(
     result = run_pipeline(
         pipeline,
         values,
+        options,
         describe_row=lambda i: f"column {text_column!r}, row {row_labels[i]!r}",
         labels=labels,
         columns={name: frame[column].tolist() for name, column in mapping.items()},
-        **options,
+        prepared=prepared,
+        on_rows=on_rows,
     )
+    if result.traces is not None:
+        for position, entries in enumerate(result.traces):
+            for entry in entries:
+                entry.source = row_labels[position]
+        result.report.trace = [entry for entries in result.traces for entry in entries]
     positions, new_texts, methods, made = [], [], [], []
     scores = score_columns(result.candidates, pipeline.score_names)
     score_values: dict[str, list[float]] = {name: [] for name in scores}
@@ -88,6 +101,9 @@ def augment_frame(
         out[REASON_COLUMN] = pd.Series([result.reasons[p] if first else None for p, first in zip(positions, originals)], dtype=object)
         out[COUNTS_COLUMN] = pd.Series([encode_counts(result.counts[p]) if first else None
                                         for p, first in zip(positions, originals)], dtype=object)
+        if result.traces is not None:
+            out[TRACE_COLUMN] = pd.Series([encode_traces(result.traces[p]) if first else None
+                                           for p, first in zip(positions, originals)], dtype=object)
     result.report.original_rows_written = len(frame) if keep_original else 0
     return out, result.report
 

@@ -20,14 +20,23 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from augkit.adapters.carried_counts import COUNTS_COLUMN, REASON_COLUMN, encode_counts, report_from_columns
+from augkit.adapters.carried_counts import (
+    COUNTS_COLUMN,
+    REASON_COLUMN,
+    TRACE_COLUMN,
+    decode_traces,
+    encode_counts,
+    encode_traces,
+    report_from_columns,
+)
 from augkit.adapters.frame import check_columns
 from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
-from augkit.engine import DEFAULT_BATCH_SIZE, prepare_pipeline, run_pipeline
+from augkit.engine import prepare_pipeline, run_pipeline
 from augkit.errors import UsageError
 from augkit.pipeline import Pipeline, Preparation
 from augkit.report import AugmentationReport
 from augkit.row_context import CHANGED_COLUMN, LABEL_FROM_COLUMN, changed_columns, check_context_columns
+from augkit.run_options import RunOptions
 
 _PLACEHOLDER = "__augkit_placeholder"  # a row emitted only to carry a reason (keep_original=False)
 
@@ -39,32 +48,32 @@ def augment_dataset(
     text_column: str,
     label_column: str | None,
     keep_original: bool,
-    batch_size: int = DEFAULT_BATCH_SIZE,
-    progress: bool | None = None,
-    workers: int = 1,
+    options: RunOptions,
     context_columns: dict[str, str] | None = None,
-    **options: Any,
 ) -> tuple[Any, AugmentationReport]:
-    """Augment a ``Dataset`` (``workers`` map processes) or an ``IterableDataset`` (lazily).
+    """Augment a ``Dataset`` (``options.workers`` map processes) or an ``IterableDataset``
+    (lazily). With ``options.trace``, the report holds the trace of a ``Dataset`` (each
+    source named by its position); an ``IterableDataset`` has none (nothing has run yet).
     ``context_columns`` maps the logical names the pipeline's augmenters read to columns
     (:mod:`augkit.row_context`)."""
     import datasets
 
     mapping = dict(context_columns or {})
+    batch_size, workers = options.batch_size, options.workers
     streaming = isinstance(dataset, datasets.IterableDataset)
     columns = list(dataset.column_names or []) if streaming else list(dataset.column_names)
     check_columns(columns, text_column, label_column)
     check_context_columns(mapping, columns, text_column, label_column)
     features = (_output_features(dataset.features, pipeline, label_column)
                 if dataset.features is not None else None)
-    if options.get("n", 0) > 0 and not streaming and pipeline.preparation is not Preparation.NONE:
+    if options.n > 0 and not streaming and pipeline.preparation is not Preparation.NONE:
         # Steps compare candidates with all originals (label_integrity) or collect each label's
         # examples: show them the whole column once, not one map batch at a time.
         prepare_pipeline(
             pipeline,
             dataset[text_column],
             describe_row=lambda i: f"column {text_column!r}, row {i}",
-            coerce=options.get("coerce", False),
+            coerce=options.coerce,
             labels=dataset[label_column] if label_column is not None else None,
             columns={name: dataset[column] for name, column in mapping.items()},
         )
@@ -74,38 +83,56 @@ def augment_dataset(
                 "a step of this pipeline must see every original text before the first batch (needs_all_texts), "
                 "which a streamed IterableDataset cannot show it up front; augment a datasets.Dataset instead"
             )
-        mapper = _BatchAugmenter(pipeline, text_column, label_column, keep_original, batch_size, options, with_reasons=False,
-                                 mapping=mapping)
+        mapper = _BatchAugmenter(pipeline, text_column, label_column, keep_original, options.replace(trace=False),
+                                 with_reasons=False, mapping=mapping)
         return dataset.map(mapper, batched=True, batch_size=batch_size, with_indices=True, features=features), AugmentationReport()
 
-    mapper = _BatchAugmenter(pipeline, text_column, label_column, keep_original, batch_size, options, with_reasons=True,
+    mapper = _BatchAugmenter(pipeline, text_column, label_column, keep_original, options, with_reasons=True,
                              mapping=mapping)
     with_reasons = features.copy()
     with_reasons[REASON_COLUMN] = datasets.Value("string")
     with_reasons[COUNTS_COLUMN] = datasets.Value("string")
+    if options.trace:
+        with_reasons[TRACE_COLUMN] = datasets.Value("string")
     with_reasons[_PLACEHOLDER] = datasets.Value("bool")
-    with _progress_bars(progress):
+    with _progress_bars(options.progress):
         mapped = dataset.map(
             mapper, batched=True, batch_size=batch_size, with_indices=True, features=with_reasons,
             num_proc=workers if workers > 1 else None, load_from_cache_file=False, desc=f"augkit {pipeline.name}",
         )
-    report = _report(mapped, len(dataset), keep_original, options.get("n", 1), pipeline.count_names)
+    report = _report(mapped, len(dataset), keep_original, options.n, pipeline.count_names)
+    helpers = [REASON_COLUMN, COUNTS_COLUMN, _PLACEHOLDER]
+    if options.trace:
+        report.trace = _trace(mapped)
+        helpers.append(TRACE_COLUMN)
     if not keep_original:
         mapped = mapped.filter(lambda placeholder: not placeholder, input_columns=[_PLACEHOLDER], batched=False,
                                load_from_cache_file=False)
-    return mapped.remove_columns([REASON_COLUMN, COUNTS_COLUMN, _PLACEHOLDER]), report
+    return mapped.remove_columns(helpers), report
+
+
+def _trace(mapped: Any) -> list:
+    """The run's trace from the carried column (one value per source row)."""
+    import pyarrow.compute as pc
+
+    table = mapped.data
+    carried = pc.is_valid(table.column(TRACE_COLUMN))
+    sources = pc.filter(table.column(SOURCE_COLUMN), carried).to_pylist()
+    encoded = pc.filter(table.column(TRACE_COLUMN), carried).to_pylist()
+    return [entry for source, value in zip(sources, encoded) for entry in decode_traces(value, source)]
 
 
 class _BatchAugmenter:
     """The function ``map`` calls on each batch (a class, so it pickles to worker processes)."""
 
-    def __init__(self, pipeline, text_column, label_column, keep_original, batch_size, options, *, with_reasons, mapping):
+    def __init__(self, pipeline, text_column, label_column, keep_original, options: RunOptions, *, with_reasons,
+                 mapping: dict[str, str]):
         self.pipeline = pipeline
         self.text_column = text_column
         self.label_column = label_column
         self.keep_original = keep_original
-        self.batch_size = batch_size
-        self.options = options
+        # datasets' map shows its own bar and runs the worker processes
+        self.options = options.replace(progress=False, workers=1)
         self.with_reasons = with_reasons
         self.mapping = mapping
         self.rewrites = bool(pipeline.rewritten_names or pipeline.label_setters)
@@ -115,17 +142,17 @@ class _BatchAugmenter:
         result = run_pipeline(
             self.pipeline,
             batch[text_column],
+            self.options,
             describe_row=lambda i: f"column {text_column!r}, row {indices[i]}",
             labels=batch[self.label_column] if self.label_column is not None else None,
             columns={name: batch[column] for name, column in self.mapping.items()},
-            batch_size=self.batch_size,
-            progress=False,  # datasets' map shows its own bar
             prepared=True,
-            **self.options,
         )
+        traced = self.with_reasons and result.traces is not None
         scores = self.pipeline.score_names
         score_columns = [f"augkit_{name}" for name in scores]
         extra = [REASON_COLUMN, COUNTS_COLUMN, _PLACEHOLDER] if self.with_reasons else []
+        extra += [TRACE_COLUMN] if traced else []
         pair = _pair_columns(self.pipeline) if self.rewrites else []
         out: dict[str, list] = {name: [] for name in [*batch, SOURCE_COLUMN, METHOD_COLUMN, *score_columns, *pair, *extra]}
         reasons = _reasons_by_row(result, len(batch[text_column]))
@@ -150,6 +177,8 @@ class _BatchAugmenter:
                     out[REASON_COLUMN].append(reasons[position] if number == 0 else None)
                     out[COUNTS_COLUMN].append(encode_counts(result.counts[position]) if number == 0 else None)
                     out[_PLACEHOLDER].append(placeholder)
+                if traced:
+                    out[TRACE_COLUMN].append(encode_traces(result.traces[position]) if number == 0 else None)
         return out
 
 

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from augkit.adapters.carried_counts import COUNTS_COLUMN, REASON_COLUMN, report_from_columns
+from augkit.adapters.carried_counts import COUNTS_COLUMN, REASON_COLUMN, TRACE_COLUMN, decode_traces, report_from_columns
 from augkit.adapters.frame import augment_frame, check_columns
 from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
-from augkit.engine import DEFAULT_BATCH_SIZE, prepare_pipeline
+from augkit.engine import prepare_pipeline
 from augkit.pipeline import Pipeline, Preparation
 from augkit.row_context import check_context_columns
 from augkit.report import AugmentationReport
+from augkit.run_options import RunOptions
 
 _POSITION = "__augkit_position"
 #: Restarts of a dead actor, and retries of the batch it was running.
@@ -36,16 +37,16 @@ def augment_ray_dataset(
     text_column: str,
     label_column: str | None,
     keep_original: bool,
-    batch_size: int = DEFAULT_BATCH_SIZE,
-    workers: int = 1,
+    options: RunOptions,
     num_cpus_per_worker: float = 1,
     num_gpus_per_worker: float = 0,
-    progress: bool | None = None,
+    prepared: bool = False,
     context_columns: dict[str, str] | None = None,
-    **options: Any,
 ) -> tuple[Any, AugmentationReport]:
-    """Augment a ``ray.data.Dataset`` with a pool of ``workers`` actors. ``context_columns``
-    maps the logical names the pipeline's augmenters read to columns (:mod:`augkit.row_context`)."""
+    """Augment a ``ray.data.Dataset`` with a pool of ``options.workers`` actors. With
+    ``options.trace`` the report holds the trace, each source named by its position.
+    ``context_columns`` maps the logical names the pipeline's augmenters read to columns
+    (:mod:`augkit.row_context`)."""
     import ray
 
     mapping = dict(context_columns or {})
@@ -53,15 +54,14 @@ def augment_ray_dataset(
     check_context_columns(mapping, list(dataset.columns()), text_column, label_column)
     ray.data.DataContext.get_current().execution_options.preserve_order = True
     rows = dataset.count()
-    if options.get("n", 0) > 0 and pipeline.preparation is Preparation.WHOLE:
+    if not prepared and options.n > 0 and pipeline.preparation is Preparation.WHOLE:
         columns = list(dict.fromkeys([text_column, *([label_column] if label_column is not None else []), *mapping.values()]))
         every = dataset.select_columns(columns).to_pandas()
         prepare_pipeline(pipeline, every[text_column].tolist(), describe_row=lambda i: f"column {text_column!r}, row {i}",
-                         coerce=options.get("coerce", False),
+                         coerce=options.coerce,
                          labels=every[label_column].tolist() if label_column is not None else None,
                          columns={name: every[column].tolist() for name, column in mapping.items()})
-        options = {**options, "prepared": True}
-    options = {**options, "context_columns": mapping}
+        prepared = True
     # Materialised before the actors start: with every CPU held by an actor, upstream tasks
     # (reading, zipping) would otherwise wait forever on a small cluster.
     positioned = dataset.zip(ray.data.range(rows).rename_columns({"id": _POSITION})).materialize()
@@ -69,48 +69,58 @@ def augment_ray_dataset(
         _RayBatchAugmenter,
         fn_constructor_kwargs={
             "pipeline": pipeline, "text_column": text_column, "label_column": label_column,
-            "keep_original": keep_original, "options": options,
+            "keep_original": keep_original, "options": options, "prepared": prepared, "mapping": mapping,
         },
         batch_format="pandas",
-        batch_size=batch_size,
-        compute=ray.data.ActorPoolStrategy(size=workers),
+        batch_size=options.batch_size,
+        compute=ray.data.ActorPoolStrategy(size=options.workers),
         num_cpus=num_cpus_per_worker,
         num_gpus=num_gpus_per_worker,
         max_restarts=ACTOR_RESTARTS,
         max_task_retries=ACTOR_RESTARTS,
     ).materialize()
-    report = _report(mapped, rows, keep_original, options.get("n", 1), pipeline.count_names)
+    report = _report(mapped, rows, keep_original, options.n, pipeline.count_names, options.trace)
     if not keep_original:
         mapped = mapped.filter(lambda row: row[METHOD_COLUMN] is not None)
-    return mapped.drop_columns([REASON_COLUMN, COUNTS_COLUMN]), report
+    return mapped.drop_columns([REASON_COLUMN, COUNTS_COLUMN] + ([TRACE_COLUMN] if options.trace else [])), report
 
 
 class _RayBatchAugmenter:
     """One actor of the pool: holds the pipeline, augments pandas batches."""
 
-    def __init__(self, pipeline: Pipeline, text_column: str, label_column: str | None, keep_original: bool, options: dict):
+    def __init__(self, pipeline: Pipeline, text_column: str, label_column: str | None, keep_original: bool,
+                 options: RunOptions, prepared: bool, mapping: dict[str, str]):
         self.pipeline = pipeline
         self.text_column = text_column
         self.label_column = label_column
         self.keep_original = keep_original
-        self.options = {**options, "progress": False, "workers": 1}
+        self.options = options.replace(progress=False, workers=1)
+        self.prepared = prepared
+        self.mapping = mapping
 
     def __call__(self, batch: Any) -> Any:
         positions = batch.pop(_POSITION).tolist()
         batch.index = positions
         # originals always travel (they carry the reasons the report counts); dropped after
         out, _ = augment_frame(self.pipeline, batch, text_column=self.text_column, label_column=self.label_column,
-                               keep_original=True, carry_counts=True, **self.options)
+                               keep_original=True, options=self.options, carry_counts=True, prepared=self.prepared,
+                               context_columns=self.mapping)
         return out.reset_index(drop=True)
 
 
-def _report(mapped: Any, rows: int, keep_original: bool, n: int, count_names: tuple[str, ...]) -> AugmentationReport:
-    augmentations, sources, reasons, counts = 0, set(), [], []
-    for batch in mapped.select_columns([SOURCE_COLUMN, METHOD_COLUMN, REASON_COLUMN, COUNTS_COLUMN]).iter_batches(batch_format="pandas"):
+def _report(mapped: Any, rows: int, keep_original: bool, n: int, count_names: tuple[str, ...], trace: bool) -> AugmentationReport:
+    augmentations, sources, reasons, counts, entries = 0, set(), [], [], []
+    columns = [SOURCE_COLUMN, METHOD_COLUMN, REASON_COLUMN, COUNTS_COLUMN] + ([TRACE_COLUMN] if trace else [])
+    for batch in mapped.select_columns(columns).iter_batches(batch_format="pandas"):
         augmented = batch[METHOD_COLUMN].notna()
         augmentations += int(augmented.sum())
         sources.update(batch.loc[augmented, SOURCE_COLUMN].tolist())
         reasons += batch[REASON_COLUMN].tolist()
         counts += batch[COUNTS_COLUMN].tolist()
-    return report_from_columns(rows=rows, keep_original=keep_original, n=n, count_names=count_names,
-                               augmentations=augmentations, rows_augmented=len(sources), reasons=reasons, counts=counts)
+        if trace:
+            for source, encoded in zip(batch[SOURCE_COLUMN].tolist(), batch[TRACE_COLUMN].tolist()):
+                entries += decode_traces(encoded, source)
+    report = report_from_columns(rows=rows, keep_original=keep_original, n=n, count_names=count_names,
+                                 augmentations=augmentations, rows_augmented=len(sources), reasons=reasons, counts=counts)
+    report.trace = entries if trace else None
+    return report

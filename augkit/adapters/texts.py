@@ -8,10 +8,12 @@ from augkit.engine import run_pipeline
 from augkit.errors import UsageError
 from augkit.pipeline import Pipeline
 from augkit.report import AugmentationReport
+from augkit.run_options import RunOptions
 
 
-def augment_texts(pipeline: Pipeline, texts: Sequence, **options) -> tuple[list[list[str]], AugmentationReport]:
-    """The augmentations of each text, in input order (an empty list for skipped ones)."""
+def augment_texts(pipeline: Pipeline, texts: Sequence, options: RunOptions) -> tuple[list[list[str]], AugmentationReport]:
+    """The augmentations of each text, in input order (an empty list for skipped ones); with
+    ``options.trace``, the report's trace names each source by its position."""
     if pipeline.readers:
         step, names = next(iter(pipeline.readers.items()))
         raise UsageError(
@@ -21,5 +23,7 @@ def augment_texts(pipeline: Pipeline, texts: Sequence, **options) -> tuple[list[
     if pipeline.label_setters:
         raise UsageError(f"method {pipeline.label_setters[0]!r} sets the labels of the rows it writes: augment a table "
                          "and name its label column (label_column=...)")
-    result = run_pipeline(pipeline, list(texts), describe_row=lambda i: f"item {i}", **options)
+    result = run_pipeline(pipeline, list(texts), options, describe_row=lambda i: f"item {i}")
+    if result.traces is not None:
+        result.report.trace = [entry for row in result.traces for entry in row]
     return [[c.text for c in row] for row in result.candidates], result.report

@@ -21,23 +21,25 @@ class LabelIntegrityFilter(Filter):
     """Keeps a candidate when its nearest original text carries its source's label.
 
     Every candidate is compared (cosine of sentence embeddings) with all the originals of
-    the run, embedded once per run. With ``strict=True`` the nearest original must be the
+    the run, embedded once per run. With ``own_source=True`` the nearest original must be the
     source itself (an original with the very same text counts as the source): used as a
     query against the dataset, the paraphrase must retrieve its own question, as in the
-    FAQ thesis. Without ``strict``, any original of the same label will do; this needs the
+    FAQ thesis. Without it, any original of the same label will do; this needs the
     label column (``label_column=`` / ``--label-column``).
 
     Adds the score ``label_integrity``: the similarity to the best original the candidate
     may match (same label, or the source) minus the similarity to the best one it must not
     match, clipped to [-2, 2]. A candidate is kept when this margin is at least
-    ``min_margin`` (0: ties go to the candidate's own side).
+    ``min`` (0: ties go to the candidate's own side).
 
     Parameters
     ----------
-    strict : bool
-        The nearest original must be the source itself, not just share its label.
-    min_margin : float
-        Lowest margin kept; raise it above 0 to keep only clear-cut candidates.
+    own_source : bool
+        The nearest original must be the source itself, not just share its label (was
+        ``strict``, a name now reserved for :func:`augkit.augment`'s own option).
+    min : float
+        Lowest margin kept; raise it above 0 to keep only clear-cut candidates (was
+        ``min_margin``).
     model : str, optional
         Sentence-transformers model id or directory; None is all-MiniLM-L6-v2.
     device : str
@@ -48,10 +50,11 @@ class LabelIntegrityFilter(Filter):
     scores = ("label_integrity",)
     needs_all_texts = True
     uses_model = True  # a sentence-transformers encoder
+    renamed_parameters = {"strict": "own_source", "min_margin": "min"}
 
-    def __init__(self, strict: bool = False, min_margin: float = 0.0, model: str | None = None, device: str = "cpu"):
-        self.strict = bool(strict)
-        self.min_margin = float(min_margin)
+    def __init__(self, own_source: bool = False, min: float = 0.0, model: str | None = None, device: str = "cpu"):  # noqa: A002
+        self.own_source = bool(own_source)
+        self.min = float(min)
         self.model = model
         self.device = device
         self._originals = None
@@ -59,7 +62,7 @@ class LabelIntegrityFilter(Filter):
     def prepare(self, dataset: DatasetContext) -> None:
         import numpy as np
 
-        if not self.strict and dataset.labels is None:
+        if not self.own_source and dataset.labels is None:
             raise InputError(_NO_LABELS)
         texts = list(dataset.texts)
         self._originals = encoder_for(self).encode(texts)
@@ -82,14 +85,14 @@ class LabelIntegrityFilter(Filter):
                 "which it has not seen: run it through augkit.augment() (or the CLI), or call "
                 "Pipeline.prepare(texts, labels) first"
             )
-        if not self.strict and context.labels is None:
+        if not self.own_source and context.labels is None:
             raise InputError(_NO_LABELS)
         flat = [(row_index, candidate) for row_index, row in enumerate(candidates) for candidate in row]
         if flat:
             margins = self._margins(sources, candidates, context, flat)
             for (_, candidate), margin in zip(flat, margins):
                 candidate.scores[self.name] = margin
-        return [[c for c in row if c.scores[self.name] >= self.min_margin] for row in candidates]
+        return [[c for c in row if c.scores[self.name] >= self.min] for row in candidates]
 
     def _margins(self, sources, candidates, context, flat) -> list[float]:
         """Best allowed similarity minus best forbidden similarity, per candidate."""
@@ -97,7 +100,7 @@ class LabelIntegrityFilter(Filter):
 
         vectors = encoder_for(self).encode([candidate.text for _, candidate in flat])
         rows = [row_index for row_index, _ in flat]
-        if self.strict:
+        if self.own_source:
             source_vectors = encoder_for(self).encode(sources)[rows]
             allowed_score = pairwise_cosine(vectors, source_vectors)
             own = np.array([self._text_codes.get(sources[row], -1) for row in rows], dtype=np.int64)
@@ -108,7 +111,7 @@ class LabelIntegrityFilter(Filter):
         for start in range(0, len(flat), step):
             part = slice(start, start + step)
             similarity = cosine_matrix(vectors[part], self._originals)
-            if self.strict:
+            if self.own_source:
                 is_own = self._original_text_codes[None, :] == own[part, None]
                 allowed = allowed_score[part]
             else:
@@ -128,6 +131,6 @@ class LabelIntegrityFilter(Filter):
 _MISSING = ("augkit", "missing label")
 _NO_LABELS = (
     "filter 'label_integrity' needs the labels of the texts: pass label_column= to augkit.augment "
-    "(--label-column on the command line), or use label_integrity(strict=True), which only asks "
+    "(--label-column on the command line), or use label_integrity(own_source=True), which only asks "
     "that the nearest original be the candidate's source"
 )

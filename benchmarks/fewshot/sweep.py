@@ -28,7 +28,7 @@ from benchmarks.fewshot.data import load_dataset, sample_k_shot
 logger = logging.getLogger("benchmarks.fewshot.sweep")
 
 #: Filters that score every candidate and drop none; thresholds are applied afterwards.
-SCORE_EVERYTHING = "semantic(min=-1,max=1)|label_integrity(min_margin=-2)"
+SCORE_EVERYTHING = "semantic(min=-1,max=1)|label_integrity(min=-2)"
 METHODS = ("eda", "aeda", "eda+aeda")
 #: (semantic minimum, label-integrity minimum margin): unfiltered, the defaults, stricter.
 THRESHOLDS = ((-1.0, -2.0), (0.8, 0.0), (0.85, 0.05))

@@ -1,7 +1,7 @@
 """The ``faq`` method: FAQ-style paraphrase generation (abbreviation handling around a
 paraphraser) as a plain augkit augmenter, so it composes with any filter in a pipeline:
 
-    augkit.augment(df, "faq|semantic(max=1.0)|label_integrity(strict=true)", n=4, seed=0,
+    augkit.augment(df, "faq|semantic(max=1.0)|label_integrity(own_source=true)", n=4, seed=0,
                    text_column="question")
 
 :func:`augkit_faq.paraphrase_faq` runs the thesis' whole procedure on a question/answer table

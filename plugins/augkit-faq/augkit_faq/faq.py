@@ -148,7 +148,7 @@ def paraphrase_faq(
     for note in questions.notes:
         warnings.warn(f"augkit faq: {note}", RuntimeWarning, stacklevel=2)
     semantic = SemanticFilter(min=min_similarity, max=1.0, model=encoder, device=device)
-    integrity = LabelIntegrityFilter(strict=True, model=encoder, device=device)
+    integrity = LabelIntegrityFilter(own_source=True, model=encoder, device=device)
     chosen_generator = resolve_generator(generator, top_k=top_k, top_p=top_p, max_length=max_length, device=device)
     screening = _screens(screens)
 

@@ -187,5 +187,5 @@ def _names_augkit_methods(text: str) -> bool:
     except AugkitError:
         return False
     registry = get_registry()
-    steps = [step for chain in parsed.generator for step in chain]
+    steps = parsed.generator_steps()
     return all(step.name in registry.methods for step in steps) and all(f.name in registry.filters for f in parsed.filters)

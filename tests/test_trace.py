@@ -1,0 +1,173 @@
+"""The trace: every candidate a pipeline generates, its scores and its fate, accounted for
+row by row (kept + dropped by each step = generated), the same whatever the batching,
+workers or backend, off by default and streamed and resumed with ``augkit augment --trace``."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import augkit
+from augkit.candidate import Candidate
+from augkit.cli import main
+from augkit.filters.base import Filter
+from augkit.pipeline import Pipeline
+
+SPEC = "eda|semantic|label_integrity|top_k"
+
+
+@pytest.fixture(scope="module")
+def banking(banking77_10shot) -> pd.DataFrame:
+    return banking77_10shot.iloc[::7].head(80).reset_index(drop=True)
+
+
+def _pipeline(encoder: str) -> Pipeline:
+    return Pipeline.from_string(f"eda|semantic(model={encoder!r})|label_integrity(model={encoder!r})|top_k", oversample=2.0)
+
+
+def test_the_trace_accounts_for_every_candidate_of_every_row(banking, tiny_encoder_dir):
+    out, trace = augkit.augment(banking, _pipeline(tiny_encoder_dir), n=3, seed=4, label_column="label", trace=True)
+    report = out.attrs["augkit_report"]["candidates"]
+    assert list(trace.columns[:5]) == ["source", "method", "candidate", "fate", "dropped_by"]
+    assert {"score_semantic", "score_label_integrity"} <= set(trace.columns)
+    assert len(trace) == report["generated"] > 0
+    dropped = trace[trace.fate == "dropped"].dropped_by.value_counts().to_dict()
+    for step in ("dedup", "semantic", "label_integrity", "top_k", "beyond n"):
+        assert dropped.get(step, 0) == report[step]
+    assert sum(dropped.values()) > 0 and (trace.fate == "kept").sum() > 0
+    # per row: what the trace keeps is exactly the augmented rows of the output (the trace
+    # lists candidates in generation order, the output in the order top_k ranked them)
+    augmented = out[out.augkit_method.notna()]
+    for source, rows in trace.groupby("source", sort=False):
+        kept = rows[rows.fate == "kept"].candidate.tolist()
+        assert sorted(kept) == sorted(augmented[augmented.augkit_source == source].text.tolist())
+    # a candidate dropped by semantic has its semantic score but none from the later steps
+    by_semantic = trace[trace.dropped_by == "semantic"]
+    assert by_semantic.score_semantic.notna().all() and by_semantic.score_label_integrity.isna().all()
+
+
+def test_tracing_does_not_change_the_output_and_is_off_by_default(banking, tiny_encoder_dir):
+    traced, _ = augkit.augment(banking, _pipeline(tiny_encoder_dir), n=3, seed=4, label_column="label", trace=True)
+    plain = augkit.augment(banking, _pipeline(tiny_encoder_dir), n=3, seed=4, label_column="label")
+    assert isinstance(plain, pd.DataFrame)
+    pd.testing.assert_frame_equal(traced, plain)
+    outcome = Pipeline("eda").run_batch(banking.text.tolist()[:5], 2, 0)
+    assert outcome.traces is None
+
+
+def test_the_trace_is_the_same_whatever_the_batch_size_and_workers(banking, tiny_encoder_dir):
+    _, one = augkit.augment(banking, _pipeline(tiny_encoder_dir), n=3, seed=4, label_column="label", trace=True)
+    _, many = augkit.augment(banking, _pipeline(tiny_encoder_dir), n=3, seed=4, label_column="label", trace=True,
+                             batch_size=7, workers=2)
+    pd.testing.assert_frame_equal(one, many)
+
+
+def test_a_list_of_texts_names_sources_by_position_and_a_dataset_carries_the_same_trace(banking):
+    texts = banking.text.tolist()[:30]
+    _, from_list = augkit.augment(texts, "eda+aeda|dedup", n=2, seed=1, trace=True)
+    assert set(from_list.source) == set(range(30))
+    assert set(from_list.method) == {"eda", "aeda"}
+    datasets = pytest.importorskip("datasets")
+    _, from_dataset = augkit.augment(datasets.Dataset.from_dict({"text": texts}), "eda+aeda|dedup", n=2, seed=1,
+                                     trace=True, batch_size=8)
+    pd.testing.assert_frame_equal(from_list, from_dataset)
+
+
+class _Rebuilding(Filter):
+    """Returns new Candidate objects (allowed: the trace matches them by text) and drops
+    every candidate that contains the letter 'e' twice."""
+
+    name = "rebuilding"
+
+    def filter(self, source, candidates):
+        return [Candidate(c.text, c.method, {**c.scores, "letters": float(len(c.text))})
+                for c in candidates if c.text.count("e") < 2]
+
+
+def test_a_filter_that_returns_new_candidate_objects_is_traced_by_text(banking):
+    texts = banking.text.tolist()[:20]
+    outcome = Pipeline("eda", [_Rebuilding()]).run_batch(texts, 3, 5, trace=True)
+    for kept, entries in zip(outcome.candidates, outcome.traces):
+        assert [e.candidate for e in entries if e.fate == "kept"] == [c.text for c in kept]
+        assert all(e.dropped_by == "rebuilding" for e in entries if e.candidate.count("e") >= 2)
+        assert all("letters" in e.scores for e in entries if e.fate == "kept")
+
+
+def test_strict_and_row_timeout_apply_to_one_run_without_changing_the_callers_pipeline(banking):
+    pipeline = Pipeline("eda")
+    augkit.augment(banking.text.tolist()[:3], pipeline, n=1, seed=0, strict=True, row_timeout=30)
+    assert pipeline.strict is False and pipeline.row_timeout is None
+
+
+@pytest.fixture(scope="module")
+def banking_file(banking77_10shot, tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("trace") / "train.csv"
+    banking77_10shot.to_csv(path, index=False)
+    return path
+
+
+def _augment(*arguments) -> int:
+    return main(["augment", *map(str, arguments), "--no-progress"])
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_the_command_line_streams_the_trace_and_it_equals_the_python_trace(tmp_path, banking_file, banking77_10shot, suffix):
+    trace = tmp_path / f"trace{suffix}"
+    assert _augment(banking_file, "-m", "eda+aeda|dedup", "-n", 2, "--seed", 3, "--chunk-rows", 100,
+                    "-o", tmp_path / "out.csv", "--trace", trace) == 0
+    written = pd.read_csv(trace) if suffix == ".csv" else pd.read_json(trace, lines=True)
+    _, expected = augkit.augment(banking77_10shot, "eda+aeda|dedup", n=2, seed=3, trace=True)
+    assert len(written) == len(expected) > 1000
+    assert written.source.tolist() == expected.source.tolist()
+    assert written.candidate.tolist() == expected.candidate.tolist()
+    assert written.fate.tolist() == expected.fate.tolist()
+    assert not (tmp_path / ".out.csv.augkit-job").exists()
+
+
+def test_a_trace_file_that_is_the_output_or_compressed_is_refused(tmp_path, banking_file, capsys):
+    output = tmp_path / "out.csv"
+    assert _augment(banking_file, "-m", "eda", "-o", output, "--trace", output) == 2
+    assert "also the output file" in capsys.readouterr().err
+    assert _augment(banking_file, "-m", "eda", "-o", output, "--trace", tmp_path / "t.csv.gz") == 2
+    assert "uncompressed" in capsys.readouterr().err
+    assert not output.exists()
+
+
+def test_a_killed_traced_job_resumes_to_the_same_trace_and_a_damaged_trace_chunk_is_redone(tmp_path, banking_file):
+    arguments = [banking_file, "-m", "eda", "-n", 3, "--seed", 11, "--chunk-rows", 40, "--no-progress"]
+    reference_trace = tmp_path / "reference-trace.csv"
+    assert _augment(*arguments[:-1], "-o", tmp_path / "reference.csv", "--trace", reference_trace) == 0
+
+    output, trace = tmp_path / "out.csv", tmp_path / "trace.csv"
+    job = tmp_path / ".out.csv.augkit-job"
+    process = subprocess.Popen([sys.executable, "-m", "augkit.cli", "augment", *map(str, arguments), "-o", str(output),
+                                "--trace", str(trace)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while len(list(job.glob("chunk-*.json"))) < 3:
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.02)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert not trace.exists() and not output.exists()
+    first = sorted(job.glob("trace-*.csv"))[0]
+    record = json.loads(first.with_name(first.name.replace("trace-", "chunk-").replace(".csv", ".json")).read_text())
+    assert record["trace"]["rows"] == record["candidates"]["generated"]
+    first.write_bytes(first.read_bytes()[:100])  # a truncated trace chunk
+
+    # resuming without --trace is another job: refused, naming the difference
+    refused = subprocess.run([sys.executable, "-m", "augkit.cli", "augment", *map(str, arguments), "-o", str(output),
+                              "--resume"], capture_output=True, text=True)
+    assert refused.returncode == 2 and "trace_format" in refused.stderr
+    resumed = subprocess.run([sys.executable, "-m", "augkit.cli", "augment", *map(str, arguments), "-o", str(output),
+                              "--trace", str(trace), "--resume"], capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "is redone: its trace file has" in resumed.stderr
+    assert trace.read_bytes() == reference_trace.read_bytes()
+    assert output.read_bytes() == (tmp_path / "reference.csv").read_bytes()
