@@ -1,8 +1,10 @@
-"""augkit's own filters, registered through the ``augkit`` entry point like any plugin's."""
+"""augkit's own filters, scorers and rankers, registered through the ``augkit`` entry point like any plugin's."""
 
 from __future__ import annotations
 
 from augkit.filters import (
+    BleuToSourceScorer,
+    DiversityScorer,
     EditRatioFilter,
     EntitiesFilter,
     ExactDuplicateFilter,
@@ -10,6 +12,7 @@ from augkit.filters import (
     LengthFilter,
     NegationFilter,
     NumbersFilter,
+    RankFilter,
     SemanticFilter,
     TopKFilter,
 )
@@ -20,6 +23,6 @@ from augkit.hookspecs import hookimpl
 def register_filters(register):
     for filter_class in (
         ExactDuplicateFilter, SemanticFilter, LabelIntegrityFilter, EditRatioFilter, LengthFilter, TopKFilter,
-        NegationFilter, NumbersFilter, EntitiesFilter,
+        NegationFilter, NumbersFilter, EntitiesFilter, DiversityScorer, BleuToSourceScorer, RankFilter,
     ):
         register(filter_class)

@@ -22,7 +22,7 @@ from augkit.run_options import DEFAULT_BATCH_SIZE
 from augkit.file_augment import DEFAULT_CHUNK_ROWS
 from augkit.errors import AugkitError, UsageError
 from augkit.os_errors import describe_os_error
-from augkit.params import REQUIRED, Parameter, parse_cli_value
+from augkit.params import REQUIRED, Parameter, describe_any_keyword, parse_cli_value
 from augkit.termination import Terminated, terminate_like_interrupt
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -279,9 +279,11 @@ def _list(args: argparse.Namespace) -> int:
     if registry.commands:
         tables.append(("COMMAND", registry.commands))
     for title, table in tables:
-        rows = [(name, entry.plugin.distribution, entry.plugin.version, entry.description)
+        with_scores = title != "COMMAND"  # the scores a method or filter adds (augkit_<score> columns)
+        rows = [(name, entry.plugin.distribution, entry.plugin.version,
+                 *([",".join(entry.cls.scores) or "-"] if with_scores else []), entry.description)
                 for name, entry in sorted(table.items())]
-        _print_table([(title, "PLUGIN", "VERSION", "DESCRIPTION"), *rows])
+        _print_table([(title, "PLUGIN", "VERSION", *(["SCORES"] if with_scores else []), "DESCRIPTION"), *rows])
         print()
     for problem in registry.problems:
         print(f"skipped: {problem}", file=sys.stderr)
@@ -306,13 +308,18 @@ def _info(args: argparse.Namespace) -> int:
         print()
         print(body)
     _print_row_context(entry.cls)
-    parameters = entry.cls.parameters()
+    any_keyword = describe_any_keyword(entry.cls)
+    parameters = [*entry.cls.parameters(), *([any_keyword] if any_keyword else [])]
     print()
     print("Parameters:" if parameters else "Parameters: none")
     for parameter in parameters:
         print(f"  {_signature(parameter)}")
         if parameter.doc:
             print(textwrap.fill(parameter.doc, width=88, initial_indent="      ", subsequent_indent="      "))
+    scores = tuple(getattr(entry.cls, "scores", ()))
+    print()
+    print(f"Scores added: {', '.join(scores)} (output columns {', '.join('augkit_' + s for s in scores)})"
+          if scores else "Scores added: none")
     return EXIT_OK
 
 
@@ -467,6 +474,7 @@ def _find_parameter(registry, step: str, name: str) -> Parameter | None:
     entry = table.get(step)
     if entry is None:
         return None
+    name = getattr(entry.cls, "renamed_parameters", {}).get(name, name)
     return next((p for p in entry.cls.parameters() if p.name == name), None)
 
 

@@ -8,14 +8,13 @@ line strings (``-p alpha_sr=0.2``) to the declared types.
 
 from __future__ import annotations
 
-import warnings
-
 import ast
 import difflib
 import inspect
 import math
 import re
 import typing
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -73,6 +72,24 @@ def describe_parameters(cls: type) -> tuple[Parameter, ...]:
             )
         )
     return tuple(params)
+
+
+def describe_any_keyword(cls: type) -> Parameter | None:
+    """The ``**kwargs`` parameter of ``cls.__init__`` (named ``**name``, no default), with
+    its docstring entry (``**weights : float``), or None when it takes none.
+
+    A ranker takes its weights this way, one keyword per score name:
+    ``RankFilter(semantic=4.0)``."""
+    init = cls.__init__
+    if init is object.__init__:
+        return None
+    for name, param in inspect.signature(init).parameters.items():
+        if param.kind is param.VAR_KEYWORD:
+            docs = {**parse_docstring_parameters(cls.__doc__), **parse_docstring_parameters(init.__doc__)}
+            annotation = _type_hints(init).get(name, param.annotation)
+            return Parameter(name=f"**{name}", default=REQUIRED, annotation=_annotation_text(annotation),
+                             doc=docs.get(f"**{name}", ""))
+    return None
 
 
 def accepts_any_keyword(cls: type) -> bool:
@@ -238,8 +255,9 @@ def _annotation_text(annotation: Any) -> str:
 
 _SECTION = re.compile(r"^\s*(Parameters|Args|Arguments)\s*:?\s*$")
 _UNDERLINE = re.compile(r"^\s*-{3,}\s*$")
-_NUMPY_ENTRY = re.compile(r"^(?P<indent>\s*)(?P<name>\w+)\s*:\s*(?P<type>.*)$")
-_GOOGLE_ENTRY = re.compile(r"^(?P<indent>\s*)(?P<name>\w+)\s*(\([^)]*\))?\s*:\s*(?P<doc>.*)$")
+# A name may start with ``**`` (a ``**kwargs`` entry, such as a ranker's ``**weights``).
+_NUMPY_ENTRY = re.compile(r"^(?P<indent>\s*)(?P<name>(?:\*\*)?\w+)\s*:\s*(?P<type>.*)$")
+_GOOGLE_ENTRY = re.compile(r"^(?P<indent>\s*)(?P<name>(?:\*\*)?\w+)\s*(\([^)]*\))?\s*:\s*(?P<doc>.*)$")
 
 
 def parse_docstring_parameters(docstring: str | None) -> dict[str, str]:

@@ -12,6 +12,7 @@ rewrites, so outputs never depend on batching.
 
 from __future__ import annotations
 
+import difflib
 import enum
 import inspect
 import math
@@ -151,6 +152,7 @@ class Pipeline:
         if dedup and not any(isinstance(f, ExactDuplicateFilter) for f in resolved):
             resolved.insert(0, ExactDuplicateFilter())
         self.filters: tuple[Filter, ...] = tuple(resolved)
+        _check_scores_read(self._generator.leaves(), self.filters, registry)
         #: When an augmenter or filter raises on a row, or returns something outside its
         #: contract there (None, a non-string): False keeps the row unaugmented and records
         #: why (the run goes on); True stops the run naming the row.
@@ -546,6 +548,36 @@ def _resolve_filter(obj: Any, registry: Registry) -> Filter:
     if not isinstance(obj, Filter):
         raise UsageError(f"a pipeline filter must be a filter name or a Filter; got {type(obj).__name__}")
     return obj
+
+
+def _check_scores_read(leaves: list[_Leaf], filters: Sequence[Filter], registry: Registry) -> None:
+    """Fail when a step reads a score (:meth:`Filter.reads_scores`, a ranker's weights) that
+    no step before it declares, naming the score and the steps that add scores before it."""
+    given: dict[str, list[str]] = {}  # step name -> scores it declares, in pipeline order
+    for leaf in leaves:
+        given.setdefault(leaf.label, []).extend(leaf.augmenter.scores)
+    for step in filters:
+        available = {score for scores in given.values() for score in scores}
+        missing = [score for score in step.reads_scores() if score not in available]
+        if missing:
+            adders = "; ".join(f"{name!r} adds {', '.join(dict.fromkeys(scores))}" for name, scores in given.items() if scores)
+            before = f"before {step.name!r}: {adders}" if adders else f"no step before {step.name!r} adds a score"
+            close = difflib.get_close_matches(missing[0], [*sorted(available), *(p.name for p in step.parameters())], n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise InvalidParameterError(
+                f"{step.name!r} uses the score {missing[0]!r}, which no earlier step adds{hint} ({before}); "
+                + _where_score_comes_from(missing[0], step.name, registry)
+            )
+        given.setdefault(step.name, []).extend(step.scores)
+
+
+def _where_score_comes_from(score: str, reader: str, registry: Registry) -> str:
+    """Advice for a pipeline lacking ``score``: the registered steps that declare it."""
+    adders = sorted(name for table in (registry.filters, registry.methods)
+                    for name, entry in table.items() if score in entry.cls.scores)
+    if adders:
+        return f"{' or '.join(repr(name) for name in adders)} adds it: put it before {reader!r}"
+    return f"put the step that adds {score!r} before {reader!r}, or declare it in that step's scores"
 
 
 def spec_uses_model(spec: str) -> bool:

@@ -174,12 +174,12 @@ def test_edit_ratio_keeps_candidates_far_enough_from_the_source():
 
 def test_length_bounds_are_relative_to_the_source():
     source = "one two three four"
-    kept = LengthFilter(min_ratio=0.5, max_ratio=1.5).filter(
+    kept = LengthFilter(min=0.5, max=1.5).filter(
         source, scored := candidates("one", "one two", "one two three four five six", "a b c d e f g")
     )
     assert [c.text for c in kept] == ["one two", "one two three four five six"]
     assert [c.scores["length_ratio"] for c in scored] == [0.25, 0.5, 1.5, 1.75]
-    assert LengthFilter(unit="chars", max_ratio=1.0).filter("abcd", candidates("abc", "abcde"))[0].text == "abc"
+    assert LengthFilter(unit="chars", max=1.0).filter("abcd", candidates("abc", "abcde"))[0].text == "abc"
     with pytest.raises(InvalidParameterError, match="unit"):
         LengthFilter(unit="tokens")
 

@@ -15,7 +15,7 @@ HEAVY = (
 @pytest.mark.parametrize(
     "module",
     ["augkit", "augkit.metrics", "augkit.evaluation", "augkit.cli", "augkit.filters", "augkit.encoders",
-     "augkit.models", "augkit.testing",
+     "augkit.models", "augkit.testing", "augkit.plugin",
      # plugins load on every `augkit` call, their commands with them
      "augkit_eda", "augkit_aeda", "augkit_backtranslation",
      "augkit_faq, augkit_faq.faq_cli, augkit_faq.serve_cli, augkit_faq.train_cli"],
@@ -24,10 +24,22 @@ def test_import_loads_no_heavy_dependency(module):
     assert modules_loaded_by_import(module, HEAVY) == []
 
 
+def test_the_plugin_module_loads_the_model_runtime_and_table_readers_only_when_used():
+    lazy = ("augkit.models", "augkit.table_io", "augkit.metrics", "augkit.xlsx_limits", "augkit.encoders")
+    # nothing beyond what `import augkit` itself loads (its filters use the light metrics)
+    assert set(modules_loaded_by_import("augkit.plugin", lazy)) == set(modules_loaded_by_import("augkit", lazy))
+    assert modules_loaded_by_import("augkit.plugin", ("augkit.models", "augkit.table_io")) == []
+    # reaching a lazy name loads its module, and still nothing heavy
+    code = "augkit.plugin; augkit.plugin.load_seq2seq, augkit.plugin.get_encoder, augkit.plugin.read_table"
+    assert modules_loaded_by_import(code, HEAVY) == []
+    assert modules_loaded_by_import(code, ("augkit.models", "augkit.table_io")) == ["augkit.models", "augkit.table_io"]
+
+
 def test_public_api_is_explicit():
     import augkit
     import augkit.metrics
+    import augkit.plugin
 
-    for package in (augkit, augkit.metrics):
+    for package in (augkit, augkit.metrics, augkit.plugin):
         for name in package.__all__:
             assert hasattr(package, name), f"{package.__name__}.{name}"

@@ -25,7 +25,7 @@ def clinc(shared_data) -> pd.DataFrame:
     return frame
 
 
-PIPELINE = "eda+aeda|edit_ratio(min=0.1)|length(max_ratio=1.2)"
+PIPELINE = "eda+aeda|edit_ratio(min=0.1)|length(max=1.2)"
 
 
 def test_every_candidate_is_accounted_for(clinc):

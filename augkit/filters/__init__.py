@@ -1,10 +1,12 @@
-"""Pipeline steps that score candidates against their source and keep or drop them.
+"""Pipeline steps that score candidates against their source and keep, drop or rank them.
 
 Importing this package is light: the embedding filters load their encoder on first use.
 """
 
 from augkit.filters.base import BatchContext, DatasetContext, Filter
+from augkit.filters.bleu_to_source import BleuToSourceScorer
 from augkit.filters.dedup import ExactDuplicateFilter
+from augkit.filters.diversity import DiversityScorer
 from augkit.filters.edit_ratio import EditRatioFilter
 from augkit.filters.entities import EntitiesFilter
 from augkit.filters.label_integrity import LabelIntegrityFilter
@@ -12,12 +14,16 @@ from augkit.filters.label_safety import LabelSafetyFilter, Mismatch
 from augkit.filters.length import LengthFilter
 from augkit.filters.negation import NegationFilter
 from augkit.filters.numbers import NumbersFilter
+from augkit.filters.rank import RankFilter
+from augkit.filters.scorer import Scorer
 from augkit.filters.semantic import SemanticFilter
 from augkit.filters.top_k import TopKFilter
 
 __all__ = [
     "BatchContext",
+    "BleuToSourceScorer",
     "DatasetContext",
+    "DiversityScorer",
     "EditRatioFilter",
     "EntitiesFilter",
     "ExactDuplicateFilter",
@@ -28,6 +34,8 @@ __all__ = [
     "Mismatch",
     "NegationFilter",
     "NumbersFilter",
+    "RankFilter",
+    "Scorer",
     "SemanticFilter",
     "TopKFilter",
 ]

@@ -42,7 +42,7 @@ class DatasetContext:
 
 
 class Filter(Configurable):
-    """Base class of candidate filters and rankers.
+    """Base class of candidate filters, scorers and rankers.
 
     A subclass sets ``name``, takes its configuration as constructor keyword arguments and
     implements :meth:`filter` (one source at a time) or :meth:`filter_batch` (a batch, for
@@ -62,6 +62,11 @@ class Filter(Configurable):
     #: vary with the hardware, so ``augkit augment`` sets no per-row time limit by default
     #: when a pipeline holds such a step.
     uses_model: ClassVar[bool] = False
+
+    def reads_scores(self) -> tuple[str, ...]:
+        """Names of the scores this step reads from ``candidate.scores`` (a ranker's
+        weights): a pipeline refuses to build when no earlier step declares one of them."""
+        return ()
 
     def prepare(self, dataset: DatasetContext) -> None:
         """Called once per run, before any batch, with all the run's originals: the place to

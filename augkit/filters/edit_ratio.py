@@ -1,4 +1,6 @@
-"""Drop candidates too close to their source in edit distance: the MT-parabank filter."""
+"""Drop candidates too close to their source in edit distance: the MT-parabank filter, and
+augkit's one edit-ratio rule (the parabank builder and back-translation's ``min_edit_ratio``
+use it through :meth:`EditRatioFilter.ratio` and :meth:`EditRatioFilter.keeps`)."""
 
 from __future__ import annotations
 
@@ -43,15 +45,26 @@ class EditRatioFilter(Filter):
         self.max = None if max is None else float(max)
         self.level = level
 
-    def filter(self, source: str, candidates: list[Candidate]) -> list[Candidate]:
+    def ratio(self, source: str, text: str) -> float:
+        """The edit-distance ratio of ``text`` to ``source`` at this filter's ``level``.
+
+        >>> EditRatioFilter().ratio("How do I pay?", "How do I pay")
+        0.07692307692307693
+        """
         from augkit.metrics import edit_distance_ratio
 
+        return edit_distance_ratio(text, source, level=self.level)
+
+    def keeps(self, ratio: float) -> bool:
+        """Whether a candidate with this ratio passes: ``min <= ratio <= max``."""
+        return self.min <= ratio and (self.max is None or ratio <= self.max)
+
+    def filter(self, source: str, candidates: list[Candidate]) -> list[Candidate]:
         check_sources(self.name, [source], [candidates])
-        upper = float("inf") if self.max is None else self.max
         kept = []
         for candidate in candidates:
-            ratio = edit_distance_ratio(candidate.text, source, level=self.level)
+            ratio = self.ratio(source, candidate.text)
             candidate.scores[self.name] = ratio
-            if self.min <= ratio <= upper:
+            if self.keeps(ratio):
                 kept.append(candidate)
         return kept

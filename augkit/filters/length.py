@@ -11,17 +11,18 @@ _UNITS = ("words", "chars")
 
 
 class LengthFilter(Filter):
-    """Keeps candidates whose length relative to their source's lies in [min_ratio, max_ratio].
+    """Keeps candidates whose length relative to their source's lies in [min, max].
 
     Length counts words or characters. Catches generators that truncate a sentence or run
     on. Adds the score ``length_ratio``.
 
     Parameters
     ----------
-    min_ratio : float
-        Shortest candidate kept, as a fraction of the source's length.
-    max_ratio : float
-        Longest candidate kept, as a multiple of the source's length.
+    min : float
+        Shortest candidate kept, as a fraction of the source's length (formerly ``min_ratio``,
+        still accepted with a warning).
+    max : float
+        Longest candidate kept, as a multiple of the source's length (formerly ``max_ratio``).
     unit : str
         ``words`` (as augkit's word operations split them) or ``chars``.
     """
@@ -29,16 +30,18 @@ class LengthFilter(Filter):
     name = "length"
     scores = ("length_ratio",)
 
-    def __init__(self, min_ratio: float = 0.5, max_ratio: float = 2.0, unit: str = "words"):
-        for label, value in (("min_ratio", min_ratio), ("max_ratio", max_ratio)):
+    renamed_parameters = {"min_ratio": "min", "max_ratio": "max"}
+
+    def __init__(self, min: float = 0.5, max: float = 2.0, unit: str = "words"):
+        for label, value in (("min", min), ("max", max)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
                 raise InvalidParameterError(f"length: {label} must be a number >= 0, got {value!r}")
-        if min_ratio > max_ratio:
-            raise InvalidParameterError(f"length: min_ratio ({min_ratio}) is above max_ratio ({max_ratio})")
+        if min > max:
+            raise InvalidParameterError(f"length: min ({min}) is above max ({max})")
         if unit not in _UNITS:
             raise InvalidParameterError(f"length: unit must be one of {', '.join(_UNITS)}, got {unit!r}")
-        self.min_ratio = float(min_ratio)
-        self.max_ratio = float(max_ratio)
+        self.min = float(min)
+        self.max = float(max)
         self.unit = unit
 
     def _length(self, text: str) -> int:
@@ -51,6 +54,6 @@ class LengthFilter(Filter):
         for candidate in candidates:
             ratio = self._length(candidate.text) / source_length
             candidate.scores["length_ratio"] = ratio
-            if self.min_ratio <= ratio <= self.max_ratio:
+            if self.min <= ratio <= self.max:
                 kept.append(candidate)
         return kept

@@ -15,7 +15,8 @@ class SemanticFilter(Filter):
     names another sentence-transformers model). The defaults come from the seed papers:
     the FAQ-paraphrasing thesis keeps paraphrases scored above 4.0 on a 0-5 similarity
     scale (0.8), and ERAP treats similarity above 0.98 as a copy of the input. Adds the
-    score ``semantic``.
+    score ``semantic``. With ``drop=False`` it is a scorer: it keeps every candidate and only
+    adds the score (``semantic(drop=false)|rank(semantic=4)``).
 
     Parameters
     ----------
@@ -27,22 +28,30 @@ class SemanticFilter(Filter):
         Sentence-transformers model id or directory; None is all-MiniLM-L6-v2.
     device : str
         Where to run the encoder: ``cpu``, ``cuda`` or ``auto``.
+    drop : bool
+        Drop candidates outside [min, max] (default); False keeps every candidate and only
+        adds the score.
     """
 
     name = "semantic"
     scores = ("semantic",)
     uses_model = True  # a sentence-transformers encoder
 
-    def __init__(self, min: float = 0.8, max: float = 0.98, model: str | None = None, device: str = "cpu"):
+    def __init__(
+        self, min: float = 0.8, max: float = 0.98, model: str | None = None, device: str = "cpu", drop: bool = True
+    ):
         for label, value in (("min", min), ("max", max)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1 <= value <= 1:
                 raise InvalidParameterError(f"semantic: {label} must be a similarity between -1 and 1, got {value!r}")
+        if not isinstance(drop, bool):
+            raise InvalidParameterError(f"semantic: drop must be True or False, got {drop!r}")
         if min > max:
             raise InvalidParameterError(f"semantic: min ({min}) is above max ({max})")
         self.min = float(min)
         self.max = float(max)
         self.model = model
         self.device = device
+        self.drop = drop
 
     def prepare(self, dataset: DatasetContext) -> None:
         # One large, well-batched call for all sources; batches then find them cached.
@@ -58,5 +67,5 @@ class SemanticFilter(Filter):
         for row, row_similarities in zip(candidates, similarities):
             for candidate, similarity in zip(row, row_similarities):
                 candidate.scores[self.name] = similarity
-            kept.append([c for c, s in zip(row, row_similarities) if self.min <= s <= self.max])
+            kept.append([c for c, s in zip(row, row_similarities) if not self.drop or self.min <= s <= self.max])
         return kept

@@ -13,7 +13,7 @@ numpy, torch and transformers load when a metric that needs them is first called
 0.75
 """
 
-from augkit.metrics._bleu import IBLEU_ALPHA, bleu, ibleu, self_bleu
+from augkit.metrics._bleu import IBLEU_ALPHA, bleu, ibleu, self_bleu, sentence_bleu
 from augkit.metrics._distinct import distinct_n
 from augkit.metrics._edit_distance import edit_distance_ratio
 from augkit.metrics._paramac import PARAMAC_BETAS, paramac_diversity
@@ -43,4 +43,5 @@ __all__ = [
     "rouge",
     "self_bleu",
     "semantic_similarity",
+    "sentence_bleu",
 ]

@@ -52,6 +52,26 @@ def bleu(hypotheses: Sequence[str], references: References) -> float:
     return _corpus_bleu(hyps, reference_lists(references, len(hyps)))
 
 
+def sentence_bleu(hypotheses: Sequence[str], references: References) -> list[float]:
+    """Sentence BLEU of each hypothesis against its own references, on a 0-100 scale: one
+    number per hypothesis, not pooled.
+
+    Each value is sacrebleu's sentence-level BLEU (Post, 2018) with effective n-gram order
+    (n-grams longer than the shorter text are left out instead of zeroing the score), ``exp``
+    smoothing, 13a tokenizer, case sensitive: the same per-sentence BLEU as
+    :func:`self_bleu`. ``references`` gives, per hypothesis, one ``str`` or a list of
+    ``str``. Used by the ``bleu_to_source`` scorer (a candidate against its source: high
+    means close to a copy).
+
+    >>> sentence_bleu(["the cat sat on the mat"], ["the cat sat on the mat"])  # doctest: +SKIP
+    [100.0]
+    """
+    hyps = text_list(hypotheses, "hypotheses")
+    refs = reference_lists(references, len(hyps))
+    metric = _sacrebleu().metrics.BLEU(effective_order=True)
+    return [float(metric.sentence_score(hyp, ref).score) for hyp, ref in zip(hyps, refs)]
+
+
 def self_bleu(texts: Sequence[str]) -> float:
     """Self-BLEU of a set of texts: each text scored against all the others as its
     references, averaged; 0-100, higher means the texts repeat each other (less diverse).

@@ -7,8 +7,7 @@ import random
 from collections.abc import Sequence
 
 import augkit
-from augkit.augmenter import first_distinct
-from augkit.text import WordSequence, insert_before_word, join_words, split_words
+from augkit.plugin import WordSequence, first_distinct, insert_before_word, join_words, split_words
 
 #: Attempts per requested augmentation before accepting fewer distinct ones (short texts
 #: have few distinct insertions).

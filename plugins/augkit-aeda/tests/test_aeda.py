@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import augkit
-from augkit.text import split_words
+from augkit.plugin import split_words
 from augkit_aeda.aeda import AEDA
 
 MARKS = {".", ",", "!", "?", ";", ":"}

@@ -65,7 +65,9 @@ class BackTranslation(augkit.Augmenter):
         ``dual`` (forward + reverse probabilities, per token), ``forward`` (generation
         probabilities only) or ``none`` (beam order, no score column).
     min_edit_ratio : float
-        Minimum character edit-distance ratio to the source (MT-parabank: 0.12).
+        Minimum character edit-distance ratio to the source (MT-parabank: 0.12): a
+        shorthand for augkit's one edit-ratio rule, ``edit_ratio(min=...)``, applied while
+        choosing the best ``n`` (so a near-copy does not take the place of a good candidate).
     max_new_tokens : int or None
         Longest translation in tokens (default: the model's generation config).
     max_input_tokens : int or None
@@ -178,7 +180,8 @@ def select_candidates(
 ) -> list:
     """The first ``n`` candidates (already best first) that are not the source up to case
     and spacing, not a repeat, and at least ``min_edit_ratio`` away from the source by
-    character edit distance. Scored ones come back as :class:`augkit.Candidate` with the
+    character edit distance (the parabank builder's rules: augkit's ``dedup`` and
+    ``edit_ratio`` filters, through :func:`~augkit_backtranslation.parabank.filter_candidates`). Scored ones come back as :class:`augkit.Candidate` with the
     score, unscored ones as plain strings."""
     kept, _ = filter_candidates(source, [candidate.text for candidate in candidates], min_edit_ratio=min_edit_ratio)
     first = {}

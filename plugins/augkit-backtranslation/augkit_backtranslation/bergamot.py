@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from augkit.errors import MissingDependencyError
+from augkit.plugin import MissingDependencyError
 from augkit_backtranslation.candidates import RoundTripCandidate
 
 #: The only pivot language of the embedded models.

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from augkit.models import TargetScore
+    from augkit.plugin import TargetScore
 
 #: How candidates are ranked: ``dual`` (forward + reverse, both legs), ``forward``
 #: (the generation probability of both legs only) or ``none`` (beam order).

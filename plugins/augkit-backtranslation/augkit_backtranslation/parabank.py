@@ -30,11 +30,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from augkit.errors import InputError, InvalidParameterError
-from augkit.metrics import edit_distance_ratio
-from augkit.models import DEFAULT_TOKEN_BUDGET, GenerationResult
+from augkit.plugin import (
+    DEFAULT_TOKEN_BUDGET,
+    EditRatioFilter,
+    ExactDuplicateFilter,
+    GenerationResult,
+    InputError,
+    InvalidParameterError,
+)
 
-from augkit_backtranslation.dual_score import per_token
+from augkit_backtranslation.parabank_steps import DROPPED_BY, DualScore, PivotBeamCandidates, WrongScriptFilter
 from augkit_backtranslation.scripts import SCRIPTS, script_share
 
 #: Beam size and candidates per sentence: "we use a beam size of 15 and collect all ...
@@ -170,39 +175,55 @@ def filter_candidates(
     order, and how many each filter dropped (keys ``wrong_script``, ``blank``, ``copies``,
     ``duplicates``, ``edit_ratio``).
 
-    In order: more than ``max_wrong_script_share`` of the letters in ``wrong_script``
+    The per-sentence steps of :func:`build_parabank` (:func:`parabank_pipeline`, without the
+    dual score), run on the given candidates. In order: more than ``max_wrong_script_share``
+    of the letters in ``wrong_script``
     (:func:`~augkit_backtranslation.scripts.script_share`; skipped when ``wrong_script`` is
-    None); empty; the source again up to case and spacing; a repeat of an earlier candidate;
-    a character edit-distance ratio to the source below ``min_edit_ratio``.
+    None); empty; the source again up to case and spacing, or a repeat of an earlier
+    candidate (augkit's duplicate rule, :func:`duplicate_rule`); a character edit-distance
+    ratio to the source below ``min_edit_ratio`` (augkit's edit-ratio rule,
+    ``EditRatioFilter(min=min_edit_ratio)``).
 
     >>> kept, dropped = filter_candidates("我的卡丢了", ["我的卡不见了", "my card is lost", "我的卡丢了"],
     ...                                   wrong_script="Latin")
     >>> [c.text for c in kept], dropped["wrong_script"], dropped["copies"]
     (['我的卡不见了'], 1, 1)
     """
-    dropped = dict.fromkeys(("wrong_script", "blank", "copies", "duplicates", "edit_ratio"), 0)
-    original = _normalised(source)
-    seen = {original}
-    kept: list[FilteredCandidate] = []
-    for candidate in candidates:
-        share = script_share(candidate, wrong_script) if wrong_script is not None else None
-        if share is not None and share > max_wrong_script_share:
-            dropped["wrong_script"] += 1
-            continue
-        key = _normalised(candidate)
-        if not key:
-            dropped["blank"] += 1
-            continue
-        if key in seen:
-            dropped["copies" if key == original else "duplicates"] += 1
-            continue
-        seen.add(key)
-        ratio = edit_distance_ratio(candidate, source)
-        if ratio < min_edit_ratio:
-            dropped["edit_ratio"] += 1
-            continue
-        kept.append(FilteredCandidate(candidate, ratio, share))
+    listed = _ListedCandidates(list(candidates))
+    asked = max(1, len(listed.candidates))
+    pipeline, generator = parabank_pipeline(
+        listed, None, k=asked, wrong_script=wrong_script, max_wrong_script_share=max_wrong_script_share,
+        min_edit_ratio=min_edit_ratio,
+    )
+    generator.pivots[source] = source  # the listed candidates need no pivot
+    outcome = pipeline.run_batch([source], asked, 0, trace=True, strict=True)
+    trace = outcome.traces[0]
+    dropped = {key: sum(entry.dropped_by == step for entry in trace) for key, step in DROPPED_BY.items()}
+    dropped["blank"] = generator.generated[0] - len(trace)
+    dropped = {key: dropped[key] for key in ("wrong_script", "blank", "copies", "duplicates", "edit_ratio")}
+    kept = [
+        FilteredCandidate(c.text, c.scores["edit_ratio"], c.scores.get("wrong_script_share") if wrong_script is not None else None)
+        for c in outcome.candidates[0]
+    ]
     return kept, dropped
+
+
+class _ListedCandidates:
+    """A "model" that generates the given candidates whatever it translates: runs
+    :func:`parabank_pipeline` on candidates made elsewhere."""
+
+    def __init__(self, candidates: list[str]):
+        self.candidates = candidates
+
+    def generate(self, texts: Sequence[str], **options: Any) -> GenerationResult:
+        return GenerationResult([list(self.candidates) for _ in texts])
+
+
+def duplicate_rule(**options: bool) -> ExactDuplicateFilter:
+    """The paper's duplicate rule as augkit's one rule: a candidate equal to the original
+    sentence or to an earlier candidate, up to letter case and spacing, is dropped.
+    ``options`` narrow it (``against_candidates=False``: copies of the sentence only)."""
+    return ExactDuplicateFilter(ignore_case=True, **options)
 
 
 def kept_by_top_fraction(survivors: int, top_fraction: float) -> int:
@@ -288,33 +309,25 @@ def build_parabank(
     else:
         pivots = {r: translations[r] for r in rows}
 
-    generated = _generate(to_model, [pivots[r] for r in rows], k, k, token_budget, progress, "generating candidates")
-    survivors: list[tuple[int, FilteredCandidate]] = []
-    for row, candidates in zip(rows, generated, strict=True):
-        counts["candidates"] += len(candidates)
-        kept, dropped = filter_candidates(
-            sentences[row], candidates, wrong_script=wrong_script,
-            max_wrong_script_share=max_wrong_script_share, min_edit_ratio=min_edit_ratio,
-        )
-        for key, value in dropped.items():
-            counts[key] += value
-        survivors.extend((row, candidate) for candidate in kept)
-
-    scores = _dual_scores(to_model, from_model, survivors, pivots, token_budget, progress) if scored else None
+    pipeline, generator = parabank_pipeline(
+        to_model, from_model if scored else None, k=k, wrong_script=wrong_script,
+        max_wrong_script_share=max_wrong_script_share, min_edit_ratio=min_edit_ratio,
+        token_budget=token_budget, progress=progress,
+    )
     best: dict[int, ParabankPair] = {}
-    for position, (row, candidate) in enumerate(survivors):
-        forward, reverse = scores[position] if scores is not None else (None, None)
-        pair = ParabankPair(
-            source=sentences[row], paraphrase=candidate.text, translation=pivots[row],
-            dual_score=per_token([forward, reverse]) if forward is not None else None,
-            forward_logprob=forward.logprob if forward is not None else None,
-            reverse_logprob=reverse.logprob if reverse is not None else None,
-            edit_ratio=candidate.edit_ratio, wrong_script_share=candidate.wrong_script_share, row=row,
-        )
-        current = best.get(row)
-        # unscored: the first survivor (beam order); scored: the highest p_dual, earlier on ties
-        if current is None or (pair.dual_score is not None and pair.dual_score > current.dual_score):
-            best[row] = pair
+    for run in _runs_of_distinct_sentences(rows, sentences):
+        generator.pivots.clear()
+        generator.pivots.update({sentences[row]: pivots[row] for row in run})
+        # n=1: each sentence keeps its best candidate (scored: highest p_dual, earlier on
+        # ties; unscored: the first survivor in beam order); the trace says what each step dropped
+        outcome = pipeline.run_batch([sentences[row] for row in run], 1, 0, trace=True, strict=True)
+        for row, generated, trace, kept in zip(run, generator.generated, outcome.traces, outcome.candidates, strict=True):
+            counts["candidates"] += generated
+            counts["blank"] += generated - len(trace)
+            for key, step in DROPPED_BY.items():
+                counts[key] += sum(entry.dropped_by == step for entry in trace)
+            if kept:
+                best[row] = _pair(sentences[row], pivots[row], row, kept[0].text, kept[0].scores, wrong_script)
     counts["rows_with_survivor"] = len(best)
 
     pairs = sorted(best.values(), key=lambda p: p.row)
@@ -323,6 +336,65 @@ def build_parabank(
         pairs = pairs[: kept_by_top_fraction(len(pairs), top_fraction)]
     counts["pairs"] = len(pairs)
     return ParabankResult(pairs, counts, scored, wrong_script, min_edit_ratio, top_fraction)
+
+
+def parabank_pipeline(
+    to_language_model: Any,
+    from_language_model: Any = None,
+    *,
+    k: int = DEFAULT_K,
+    wrong_script: str | None = None,
+    max_wrong_script_share: float = DEFAULT_MAX_WRONG_SCRIPT_SHARE,
+    min_edit_ratio: float = DEFAULT_MIN_EDIT_RATIO,
+    token_budget: int = DEFAULT_TOKEN_BUDGET,
+    progress: bool = False,
+) -> tuple[Any, PivotBeamCandidates]:
+    """The per-sentence recipe as a pipeline (see :mod:`augkit_backtranslation.parabank_steps`),
+    and its generator, whose ``pivots`` the caller fills before each run. Without
+    ``from_language_model`` (models that cannot score) there is no dual score and no ranking:
+    run with ``n=1``, the first survivor is kept."""
+    from augkit.plugin import Pipeline, TopKFilter
+
+    generator = PivotBeamCandidates(to_language_model, k=k, token_budget=token_budget, show_progress=progress)
+    steps: list[Any] = []
+    if wrong_script is not None:
+        steps.append(WrongScriptFilter(wrong_script, max_wrong_script_share))
+    steps += [
+        duplicate_rule(against_candidates=False),  # copies of the sentence
+        duplicate_rule(against_source=False),  # repeats of an earlier candidate
+        EditRatioFilter(min=min_edit_ratio),
+    ]
+    if from_language_model is not None:
+        steps += [
+            DualScore(to_language_model, from_language_model, generator.pivots, token_budget=token_budget, show_progress=progress),
+            TopKFilter(weights={"dual_score": 1.0}),
+        ]
+    # oversample=k: the generator is asked for its k beams, of which n=1 is kept
+    return Pipeline(generator, steps, dedup=False, oversample=k), generator
+
+
+def _runs_of_distinct_sentences(rows: list[int], sentences: Sequence[str]) -> list[list[int]]:
+    """``rows`` split into runs in which no sentence occurs twice (a sentence's pivot is
+    looked up by its text); one run unless the data repeats a sentence."""
+    runs: list[list[int]] = []
+    seen: list[set[str]] = []
+    for row in rows:
+        place = next((i for i, texts in enumerate(seen) if sentences[row] not in texts), len(runs))
+        if place == len(runs):
+            runs.append([])
+            seen.append(set())
+        runs[place].append(row)
+        seen[place].add(sentences[row])
+    return runs
+
+
+def _pair(sentence: str, pivot: str, row: int, paraphrase: str, scores: dict[str, float], wrong_script: str | None) -> ParabankPair:
+    return ParabankPair(
+        source=sentence, paraphrase=paraphrase, translation=pivot,
+        dual_score=scores.get("dual_score"), forward_logprob=scores.get("forward_logprob"),
+        reverse_logprob=scores.get("reverse_logprob"), edit_ratio=scores["edit_ratio"],
+        wrong_script_share=scores.get("wrong_script_share") if wrong_script is not None else None, row=row,
+    )
 
 
 class BergamotDirection:
@@ -354,17 +426,6 @@ class BergamotDirection:
         return f"BergamotDirection({self.direction!r}, {self.engine!r})"
 
 
-def _dual_scores(to_model, from_model, survivors, pivots, token_budget, progress) -> list[tuple[Any, Any]]:
-    """(forward, reverse) :class:`~augkit.models.TargetScore` of each surviving candidate."""
-    if not survivors:
-        return []
-    candidates = [candidate.text for _, candidate in survivors]
-    sides = [pivots[row] for row, _ in survivors]
-    forward = to_model.score(sides, candidates, token_budget=token_budget, progress=progress, description="forward-scoring candidates")
-    reverse = from_model.score(candidates, sides, token_budget=token_budget, progress=progress, description="reverse-scoring candidates")
-    return list(zip(forward, reverse, strict=True))
-
-
 def _generate(model, texts, num_beams, num_return, token_budget, progress, description) -> list[list[str]]:
     if not texts:
         return []
@@ -376,7 +437,7 @@ def _generate(model, texts, num_beams, num_return, token_budget, progress, descr
 
 def _model(model: Any, device: str, dtype: str) -> Any:
     if isinstance(model, (str, os.PathLike)):
-        from augkit.models import load_seq2seq
+        from augkit.plugin import load_seq2seq
 
         return load_seq2seq(model, device=device, dtype=dtype)
     if not callable(getattr(model, "generate", None)):
@@ -415,6 +476,3 @@ def _check_parameters(k, wrong_script, max_wrong_script_share, min_edit_ratio, t
 def _is_number(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, float)) and not math.isnan(value)
 
-
-def _normalised(text: str) -> str:
-    return " ".join(text.casefold().split())

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from augkit.errors import InputError, UsageError
+from augkit.plugin import InputError, UsageError
 
 from augkit_backtranslation.parabank import (
     DEFAULT_K,
@@ -81,7 +81,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Read the table, build the parabank, write the pairs and print a summary to stderr."""
-    from augkit.table_io import read_table, table_format, write_table
+    from augkit.plugin import read_table, table_format, write_table
 
     from augkit_backtranslation.parabank import build_parabank
 

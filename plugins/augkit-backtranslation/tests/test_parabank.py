@@ -9,9 +9,13 @@ import math
 
 import pytest
 
-from augkit.errors import InputError, InvalidParameterError
-from augkit.metrics import edit_distance_ratio
-from augkit.models import GenerationResult, TargetScore
+from augkit.plugin import (
+    GenerationResult,
+    InputError,
+    InvalidParameterError,
+    TargetScore,
+    edit_distance_ratio,
+)
 
 from augkit_backtranslation.parabank import (
     COUNT_KEYS,
@@ -187,7 +191,7 @@ class GenerateOnly:
 def marian(tiny_marian_pair):
     """(to_language_model xx->en, from_language_model en->xx), loaded on the CPU."""
     pytest.importorskip("torch")
-    from augkit.models import load_seq2seq
+    from augkit.plugin import load_seq2seq
 
     en_xx, xx_en = tiny_marian_pair
     return load_seq2seq(str(xx_en), device="cpu"), load_seq2seq(str(en_xx), device="cpu")

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from augkit.cli import main
-from augkit.metrics import edit_distance_ratio
+from augkit.plugin import edit_distance_ratio
 
 COLUMNS = ["source", "paraphrase", "translation", "dual_score", "forward_logprob", "reverse_logprob", "edit_ratio", "row"]
 

@@ -10,8 +10,7 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 import augkit  # noqa: E402
-from augkit.metrics import edit_distance_ratio  # noqa: E402
-from augkit.models import load_seq2seq  # noqa: E402
+from augkit.plugin import edit_distance_ratio, load_seq2seq  # noqa: E402
 
 from augkit_backtranslation.round_trip import GenerationSettings, TransformersEngine  # noqa: E402
 

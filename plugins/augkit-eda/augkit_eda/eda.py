@@ -9,8 +9,7 @@ from collections.abc import Callable, Iterable
 from itertools import chain
 
 import augkit
-from augkit.augmenter import first_distinct
-from augkit.text import WordSequence, join_words
+from augkit.plugin import WordSequence, first_distinct, join_words
 
 from augkit_eda.operations import (
     PreparedText,

@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from augkit.text import WordSequence, delete_words, insert_word, match_case, split_words
+from augkit.plugin import WordSequence, delete_words, insert_word, match_case, split_words
 
 
 @dataclass(slots=True)

@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from augkit.text import WordSequence
+from augkit.plugin import WordSequence
 
 from augkit_eda.inflection import Inflector
 from augkit_eda.tagging import PatternTagger
@@ -220,7 +220,7 @@ class SafeSynonyms:
     and form, the sense the sentence means, common single words (see the module docstring).
 
     >>> safe = SafeSynonyms(frozenset({"why", "was", "i", "for", "a", "to", "this"}))
-    >>> from augkit.text import split_words
+    >>> from augkit.plugin import split_words
     >>> sequence = split_words("Why was I charged for a payment to this service?")
     >>> dict(zip(sequence.words, safe.for_words(sequence, [w.lower() for w in sequence.words])[1]))["charged"]
     ('billed',)

@@ -8,7 +8,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from augkit.text import WordSequence, join_words, split_words
+from augkit.plugin import WordSequence, join_words, split_words
 from augkit_eda.eda import EDA
 from augkit_eda.operations import (
     PreparedText,

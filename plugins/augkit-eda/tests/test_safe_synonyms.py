@@ -11,7 +11,7 @@ import re
 import pytest
 
 import augkit
-from augkit.text import split_words
+from augkit.plugin import split_words
 from augkit_eda import EDA
 from augkit_eda.inflection import UNCHANGED_PAST
 from augkit_eda.stopwords import EDA_STOP_WORDS

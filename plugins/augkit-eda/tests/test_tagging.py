@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from augkit.text import split_words
+from augkit.plugin import split_words
 from augkit_eda.tagging import PatternTagger
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from augkit.augmenter import Augmenter
+from augkit.plugin import Augmenter, InvalidParameterError
 
 from augkit_faq.abbreviations import shorten
 from augkit_faq.generators import (
@@ -21,6 +21,7 @@ from augkit_faq.generators import (
     DEFAULT_MAX_LENGTH,
     DEFAULT_TOP_K,
     DEFAULT_TOP_P,
+    QuestionGenerator,
     resolve_generator,
 )
 from augkit_faq.postprocess import process_candidates
@@ -48,6 +49,14 @@ class FaqParaphraser(Augmenter):
         Most tokens a model generator writes per candidate (thesis: 256).
     device : str
         Where a model generator runs.
+    num_return : int, optional
+        Candidates asked of the generator per question (None: the ``n`` the pipeline asks
+        for). :func:`~augkit_faq.paraphrase_faq` asks for the thesis' 40.
+    keep_duplicates : bool
+        Return the candidates that repeat the question or an earlier candidate too (every
+        restored candidate, in generation order), for a ``dedup(ignore_case=true,
+        ignore_final_punctuation=true)`` step to drop and the trace to record: what
+        :func:`~augkit_faq.paraphrase_faq` does. False drops them here.
     """
 
     name = "faq"
@@ -55,17 +64,23 @@ class FaqParaphraser(Augmenter):
 
     def __init__(
         self,
-        generator: str = DEFAULT_GENERATOR,
+        generator: str | QuestionGenerator = DEFAULT_GENERATOR,
         top_k: int = DEFAULT_TOP_K,
         top_p: float = DEFAULT_TOP_P,
         max_length: int = DEFAULT_MAX_LENGTH,
         device: str = "auto",
+        num_return: int | None = None,
+        keep_duplicates: bool = False,
     ):
+        if num_return is not None and (isinstance(num_return, bool) or not isinstance(num_return, int) or num_return < 1):
+            raise InvalidParameterError(f"faq: num_return must be an integer >= 1 or None, got {num_return!r}")
         self.generator = generator
         self.top_k = top_k
         self.top_p = top_p
         self.max_length = max_length
         self.device = device
+        self.num_return = num_return
+        self.keep_duplicates = bool(keep_duplicates)
         self._generator = resolve_generator(generator, top_k=top_k, top_p=top_p, max_length=max_length, device=device)
 
     def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
@@ -74,8 +89,9 @@ class FaqParaphraser(Augmenter):
     def augment_batch(self, texts: Sequence[str], n: int, rngs: Sequence[random.Random]) -> list[list[str]]:
         shortened = [shorten(text) for text in texts]
         seeds = [rng.getrandbits(63) for rng in rngs]
-        generated = self._generator.generate([s.text for s in shortened], n, seeds)
-        return [
-            [c.text for c in process_candidates(text, short.terms, row) if not c.duplicate][:n]
-            for text, short, row in zip(texts, shortened, generated, strict=True)
-        ]
+        asked = n if self.num_return is None else self.num_return
+        generated = self._generator.generate([s.text for s in shortened], asked, seeds)
+        rows = [process_candidates(text, short.terms, row) for text, short, row in zip(texts, shortened, generated, strict=True)]
+        if self.keep_duplicates:
+            return [[c.text for c in row] for row in rows]
+        return [[c.text for c in row if not c.duplicate][:n] for row in rows]

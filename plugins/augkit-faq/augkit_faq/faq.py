@@ -1,30 +1,37 @@
-"""The thesis' whole procedure on a question/answer table: :func:`paraphrase_faq`.
+"""The thesis' whole procedure on a question/answer table: :func:`paraphrase_faq`, an
+ordinary augkit pipeline (:func:`faq_pipeline`) run with a trace.
 
-1. Abbreviation handling: "Expansion (ABBR)" -> "ABBR" before generation.
-2. Generation: ``num_return`` candidates per question from the generator.
-3. Post-processing: long forms restored; repeats of the question or of another candidate dropped.
-4. Selection, step (a): cosine similarity to the question >= ``min_similarity`` (0.8, the
+1. Abbreviation handling: "Expansion (ABBR)" -> "ABBR" before generation;
+2. generation: ``num_return`` candidates per question from the generator;
+3. post-processing: long forms restored (1-3: the ``faq`` augmenter); repeats of the
+   question or of another candidate dropped (``dedup`` with the FAQ's duplicate rule);
+4. screens (not in the thesis): ``negation``, ``numbers``, ``entities``;
+5. selection, step (a): cosine similarity to the question >= ``min_similarity`` (0.8, the
    thesis' 4.0 of 5) -- augkit's ``semantic`` filter; step (b): used as a query against all
    the FAQ's questions, the candidate must retrieve its own question first -- augkit's
-   ``label_integrity`` filter in strict mode.
-5. Output: every original pair, each followed by its accepted paraphrases paired with its
+   ``label_integrity(own_source=true)``;
+6. ranking by similarity, at most ``n`` kept (``top_k``);
+7. output: every original pair, each followed by its accepted paraphrases paired with its
    answer, with both scores and the rank as provenance; plus a table of every candidate with
-   its fate, for review.
+   its fate, for review, read from the pipeline's trace (the step that dropped it).
 """
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
-from augkit.candidate import Candidate
-from augkit.errors import InvalidParameterError
-from augkit.seeding import RowSeeder, resolve_seed
+from augkit.plugin import (
+    METHOD_COLUMN,
+    SOURCE_COLUMN,
+    InvalidParameterError,
+    resolve_seed,
+)
 
-from augkit_faq.abbreviations import shorten
+from augkit_faq.augmenter import FaqParaphraser
 from augkit_faq.faq_input import FaqQuestions, read_questions
 from augkit_faq.generators import (
     DEFAULT_GENERATOR,
@@ -36,14 +43,16 @@ from augkit_faq.generators import (
     QuestionGenerator,
     resolve_generator,
 )
-from augkit_faq.postprocess import process_candidates
+from augkit_faq.postprocess import duplicate_rule
 
-__all__ = ["DEFAULT_GENERATOR", "OFFLINE_GENERATOR", "FaqResult", "paraphrase_faq", "STATUSES"]
+__all__ = ["DEFAULT_GENERATOR", "OFFLINE_GENERATOR", "FaqResult", "faq_pipeline", "paraphrase_faq", "STATUSES"]
 
 METHOD_NAME = "faq"
 SEMANTIC_COLUMN = "augkit_semantic"
 INTEGRITY_COLUMN = "augkit_label_integrity"
 RANK_COLUMN = "augkit_rank"
+#: The scores the candidates table shows, as the ``semantic`` and ``label_integrity`` steps name them.
+SEMANTIC, INTEGRITY = "semantic", "label_integrity"
 #: A candidate's fate, in the order of the steps that decide it.
 STATUSES = ("duplicate", "meaning_changed", "low_similarity", "other_question_nearer", "beyond_n", "accepted")
 CANDIDATE_COLUMNS = (
@@ -65,6 +74,7 @@ class FaqResult:
 
     ``table``: the augmented FAQ. ``candidates``: one row per generated candidate with its
     scores and ``status`` (see :data:`STATUSES`). ``summary``: counts per step.
+    ``pipeline``: the string form of the pipeline that ran (:func:`faq_pipeline`).
     :meth:`table_for` rebuilds the augmented FAQ from a hand-picked set of candidates.
     """
 
@@ -73,6 +83,7 @@ class FaqResult:
     summary: dict[str, Any]
     _frame: Any = field(repr=False)
     _question_column: str = field(repr=False)
+    pipeline: str = ""
 
     def table_for(self, candidate_ids: Iterable[int]) -> Any:
         """The augmented FAQ with exactly the candidates ``candidate_ids`` as paraphrases
@@ -137,49 +148,33 @@ def paraphrase_faq(
     a question (its first row is paraphrased) -- a repeated question with different answers
     is not paraphrased at all. ``summary`` and a warning name those rows.
     """
-    from augkit.filters.base import BatchContext, DatasetContext
-    from augkit.filters.label_integrity import LabelIntegrityFilter
-    from augkit.filters.semantic import SemanticFilter
-
     for name, value, low in (("num_return", num_return, 1), ("n", 1 if n is None else n, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise InvalidParameterError(f"{name} must be an integer >= {low}, got {value!r}")
     questions = read_questions(frame, question_column, answer_column)
     for note in questions.notes:
         warnings.warn(f"augkit faq: {note}", RuntimeWarning, stacklevel=2)
-    semantic = SemanticFilter(min=min_similarity, max=1.0, model=encoder, device=device)
-    integrity = LabelIntegrityFilter(own_source=True, model=encoder, device=device)
     chosen_generator = resolve_generator(generator, top_k=top_k, top_p=top_p, max_length=max_length, device=device)
-    screening = _screens(screens)
+    pipeline = faq_pipeline(
+        chosen_generator, progress=progress, n=n, num_return=num_return, min_similarity=min_similarity,
+        screens=screens, encoder=encoder, device=device,
+    )
 
     sources = questions.to_paraphrase
     texts = [questions.text[row] for row in sources]
-    shortened = [shorten(text) for text in texts]
-    seeder = RowSeeder(resolve_seed(seed), METHOD_NAME)
-    seeds = [seeder.rng(text).getrandbits(63) for text in texts]
-    generated = chosen_generator.generate([s.text for s in shortened], num_return, seeds, progress=progress) if texts else []
+    traces: list[list[Any]] = []
+    ranked: list[list[str]] = []
+    if texts:  # else nothing to generate or select: no model to load
+        pipeline.prepare(questions.all_questions)  # label_integrity: retrieve among all the questions
+        # Each question's candidates depend on the seed and its text alone (the augmenter
+        # draws from RowSeeder(seed, "faq") on the question), whatever the other questions.
+        # strict: an error on a question stops the run, naming it (as the hand-wired version did)
+        outcome = pipeline.run_batch(texts, EVERY_CANDIDATE, resolve_seed(seed), trace=True, strict=True)
+        traces = outcome.traces
+        ranked = [[candidate.text for candidate in row] for row in outcome.candidates]
 
-    records: list[dict[str, Any]] = []
-    unique_rows: list[list[Candidate]] = []
-    for row, text, short, raw in zip(sources, texts, shortened, generated, strict=True):
-        unique = []
-        for processed in process_candidates(text, short.terms, raw):
-            record = _record(len(records), questions.labels[row], text, processed.text)
-            records.append(record)
-            if processed.duplicate:
-                record["status"] = "duplicate"
-            elif not _meaning_changed(record, text, screening):
-                unique.append(Candidate(processed.text, METHOD_NAME, {"record": record}))
-        unique_rows.append(unique)
-
-    if any(unique_rows):  # else nothing to select: no encoder to load
-        semantic.prepare(DatasetContext(texts=texts))
-        after_semantic = semantic.filter_batch(texts, unique_rows, BatchContext())
-        integrity.prepare(DatasetContext(texts=questions.all_questions))
-        after_integrity = integrity.filter_batch(texts, after_semantic, BatchContext())
-        _note_scores(unique_rows, after_semantic, after_integrity)
-        _name_nearest_questions(records, questions.all_questions, encoder, device)
-        _rank(after_integrity, n)
+    records = _records(pipeline, questions, sources, texts, traces, ranked)
+    _name_nearest_questions(records, questions.all_questions, encoder, device)
 
     import pandas as pd
 
@@ -187,20 +182,107 @@ def paraphrase_faq(
     candidates["rank"] = candidates["rank"].astype("Int64")
     accepted = candidates[candidates["status"] == "accepted"]
     summary = _summary(questions, candidates, chosen_generator.name)
-    return FaqResult(_augmented_table(frame, question_column, accepted), candidates, summary, frame, question_column)
+    table = _augmented_table(frame, question_column, accepted)
+    return FaqResult(table, candidates, summary, frame, question_column, pipeline=pipeline.spec)
 
 
-def _record(candidate_id: int, source: Any, question: str, text: str) -> dict[str, Any]:
-    return {
-        "candidate_id": candidate_id, "source": source, "question": question, "candidate": text,
-        "meaning_change": None, "semantic": float("nan"), "label_integrity": float("nan"), "nearest_question": None,
-        "status": None, "rank": None,
-    }
+def faq_pipeline(
+    generator: str | QuestionGenerator = DEFAULT_GENERATOR,
+    *,
+    n: int | None = None,
+    num_return: int = DEFAULT_NUM_RETURN,
+    min_similarity: float = DEFAULT_MIN_SIMILARITY,
+    screens: Sequence[str] = DEFAULT_SCREENS,
+    encoder: str | None = None,
+    device: str = "cpu",
+    progress: bool = False,
+) -> Any:
+    """The pipeline :func:`paraphrase_faq` runs on the questions, step by step the thesis'
+    procedure (see the module docstring):
+
+    ``faq(generator=..., num_return=40, keep_duplicates=True)|dedup(ignore_case=True,
+    ignore_final_punctuation=True)|negation|numbers|entities|semantic(max=1.0)|
+    label_integrity(own_source=True)|top_k(weights={'semantic': 1.0})`` (``top_k(k=n, ...)``
+    when ``n`` is given; the screens are ``screens``). The ``faq`` augmenter returns its repeats so that ``dedup`` drops them
+    and the trace records them; ``top_k`` ranks by similarity, generation order breaking
+    ties. Run it with :data:`EVERY_CANDIDATE` as ``n``: the generator is asked for
+    ``num_return`` and everything it gives is kept for the steps to decide on.
+    """
+    from augkit.plugin import LabelIntegrityFilter, Pipeline, SemanticFilter, TopKFilter
+
+    if isinstance(generator, QuestionGenerator):  # shown by name in the string form, with the progress asked
+        generator = _ShowingProgress(generator, progress)
+    paraphraser = FaqParaphraser(generator=generator, device=device, num_return=num_return, keep_duplicates=True)
+    steps = [
+        duplicate_rule(),
+        *_screens(screens),
+        SemanticFilter(min=min_similarity, max=1.0, model=encoder, device=device),
+        LabelIntegrityFilter(own_source=True, model=encoder, device=device),
+        TopKFilter(k=n, weights={SEMANTIC: 1.0}),
+    ]
+    return Pipeline(paraphraser, steps, dedup=False)
+
+
+#: What :func:`faq_pipeline` is run with as ``n``: no cut by the pipeline, whose generator
+#: is asked for ``num_return`` candidates and whose ``top_k`` step keeps the best ``n``.
+EVERY_CANDIDATE = sys.maxsize
+
+
+class _ShowingProgress:
+    """A generator that shows (or not) a progress bar whoever calls it: the pipeline's
+    augmenter does not pass ``progress`` (a reserved parameter name) through."""
+
+    def __init__(self, generator: QuestionGenerator, progress: bool):
+        self.generator = generator
+        self.progress = progress
+        self.name = generator.name
+
+    def generate(self, questions: Sequence[str], num_return: int, seeds: Sequence[int], *, progress: bool = False) -> list[list[str]]:
+        return self.generator.generate(questions, num_return, seeds, progress=self.progress)
+
+    def __repr__(self) -> str:  # the pipeline's string form names the generator
+        return repr(self.name)
+
+
+def _records(pipeline, questions: FaqQuestions, sources, texts, traces, ranked) -> list[dict[str, Any]]:
+    """One record per candidate, read from the trace: its scores and the step that decided
+    its fate; a screen's drop says why (its ``explain()``), an accepted candidate its rank
+    (its place in the pipeline's ranked output)."""
+    steps = dict(zip(pipeline.count_names[1:-1], pipeline.filters, strict=True))
+    records: list[dict[str, Any]] = []
+    for row, question, trace, kept in zip(sources, texts, traces, ranked, strict=True):
+        rank_of = {text: rank for rank, text in enumerate(kept, start=1)}
+        for entry in trace:
+            step = steps.get(entry.dropped_by)
+            status = _status(step, entry.dropped_by)
+            records.append({
+                "candidate_id": len(records), "source": questions.labels[row], "question": question,
+                "candidate": entry.candidate,
+                "meaning_change": f"{step.name}: {step.explain(question, entry.candidate)}" if status == "meaning_changed" else None,
+                "semantic": entry.scores.get(SEMANTIC, float("nan")),
+                "label_integrity": entry.scores.get(INTEGRITY, float("nan")),
+                "nearest_question": None, "status": status,
+                "rank": rank_of.get(entry.candidate) if status == "accepted" else None,
+            })
+    return records
+
+
+#: The status of a candidate dropped by each of the pipeline's own steps; a screen's drop is
+#: ``meaning_changed``.
+_STATUS_BY_STEP = {"dedup": "duplicate", "semantic": "low_similarity", "label_integrity": "other_question_nearer", "top_k": "beyond_n"}
+
+
+def _status(step: Any, dropped_by: str) -> str:
+    if not dropped_by:
+        return "accepted"
+    if step is None:  # "beyond n": never, as the pipeline runs with EVERY_CANDIDATE
+        return "beyond_n"
+    return "meaning_changed" if hasattr(step, "explain") else _STATUS_BY_STEP[step.name]
 
 
 def _screens(names: Sequence[str]) -> list[Any]:
     """The screen filters, built by name through the registry (a bad name lists the filters)."""
-    from augkit.plugins import get_registry
+    from augkit.plugin import get_registry
 
     if isinstance(names, str):
         raise InvalidParameterError(f"screens must be a sequence of filter names, e.g. {list(DEFAULT_SCREENS)}, got {names!r}")
@@ -212,58 +294,17 @@ def _screens(names: Sequence[str]) -> list[Any]:
     return filters
 
 
-def _meaning_changed(record: dict[str, Any], question: str, screening: list[Any]) -> bool:
-    """Whether a screen drops the candidate; if so its record says which and why."""
-    for screen in screening:
-        reason = screen.explain(question, record["candidate"])
-        if reason:
-            record["status"] = "meaning_changed"
-            record["meaning_change"] = f"{screen.name}: {reason}"
-            return True
-    return False
-
-
-def _note_scores(unique_rows, after_semantic, after_integrity) -> None:
-    """Copy each candidate's scores and fate into its record."""
-    passed_semantic = {id(c) for row in after_semantic for c in row}
-    passed_integrity = {id(c) for row in after_integrity for c in row}
-    for row in unique_rows:
-        for candidate in row:
-            record = candidate.scores["record"]
-            record["semantic"] = candidate.scores.get("semantic", float("nan"))
-            record["label_integrity"] = candidate.scores.get("label_integrity", float("nan"))
-            if id(candidate) not in passed_semantic:
-                record["status"] = "low_similarity"
-            elif id(candidate) not in passed_integrity:
-                record["status"] = "other_question_nearer"
-            else:
-                record["status"] = "accepted"
-
-
 def _name_nearest_questions(records, all_questions: list[str], encoder: str | None, device: str) -> None:
     """For candidates step (b) rejected, the question they retrieve instead of their own."""
     rejected = [r for r in records if r["status"] == "other_question_nearer"]
     if not rejected:
         return
-    from augkit.encoders import cosine_matrix, get_encoder
+    from augkit.plugin import cosine_matrix, get_encoder
 
     model = get_encoder(encoder, device)
     similarity = cosine_matrix(model.encode([r["candidate"] for r in rejected]), model.encode(all_questions))
     for record, best in zip(rejected, similarity.argmax(axis=1).tolist(), strict=True):
         record["nearest_question"] = all_questions[best]
-
-
-def _rank(after_integrity: list[list[Candidate]], n: int | None) -> None:
-    """Rank each question's accepted candidates by similarity (ties: generation order);
-    those past ``n`` become ``beyond_n``."""
-    for row in after_integrity:
-        ordered = sorted(row, key=lambda c: (-c.scores["semantic"], c.scores["record"]["candidate_id"]))
-        for rank, candidate in enumerate(ordered, start=1):
-            record = candidate.scores["record"]
-            if n is not None and rank > n:
-                record["status"] = "beyond_n"
-            else:
-                record["rank"] = rank
 
 
 def _augmented_table(frame: Any, question_column: str, chosen: Any) -> Any:

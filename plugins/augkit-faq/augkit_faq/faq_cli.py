@@ -70,7 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Read, paraphrase, write; print the counts per step to standard error."""
-    from augkit.table_io import read_table, table_format, write_table
+    from augkit.plugin import read_table, table_format, write_table
 
     from augkit_faq.faq import paraphrase_faq
 

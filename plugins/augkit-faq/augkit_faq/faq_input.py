@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from augkit.errors import InputError, UsageError
+from augkit.plugin import InputError, UsageError
 
 EMPTY = "empty or missing question"
 REPEATED = "repeated question, paraphrased at its first row"

@@ -17,8 +17,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from augkit.errors import InvalidParameterError, UsageError
-from augkit.progress import progress_bar
+from augkit.plugin import InvalidParameterError, UsageError, progress_bar
 
 from augkit_faq.prompt import paraphrase_prompt
 
@@ -89,8 +88,7 @@ class Seq2SeqParaphraser:
         self.dtype = dtype
 
     def generate(self, questions: Sequence[str], num_return: int, seeds: Sequence[int], *, progress: bool = False) -> list[list[str]]:
-        from augkit.errors import ModelNotAvailableError
-        from augkit.models import load_seq2seq
+        from augkit.plugin import ModelNotAvailableError, load_seq2seq
 
         try:
             model = load_seq2seq(self.model, device=self.device, dtype=self.dtype)
@@ -113,7 +111,7 @@ class MethodParaphraser:
     fewer: Bergamot back-translation gives one)."""
 
     def __init__(self, method: str = OFFLINE_GENERATOR):
-        from augkit.pipeline import Pipeline
+        from augkit.plugin import Pipeline
 
         self.method = method
         self.name = method
@@ -178,9 +176,7 @@ def resolve_generator(
 
 def _names_augkit_methods(text: str) -> bool:
     """Whether ``text`` parses as a pipeline whose every step is a registered method or filter."""
-    from augkit.errors import AugkitError
-    from augkit.pipeline_spec import parse_pipeline_spec
-    from augkit.plugins import get_registry
+    from augkit.plugin import AugkitError, get_registry, parse_pipeline_spec
 
     try:
         parsed = parse_pipeline_spec(text)

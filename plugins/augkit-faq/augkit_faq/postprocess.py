@@ -1,6 +1,7 @@
 """Post-processing of generated candidates (Ng 2021, section 3.8): restore each abbreviation's
 long form as the source question wrote it, then keep candidates unique, against the source
-question and against each other."""
+question and against each other, by augkit's one duplicate rule (the ``dedup`` filter with the
+options :func:`duplicate_rule` sets)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from augkit.plugin import ExactDuplicateFilter
+
 from augkit_faq.abbreviations import restore
 
 _SPACE = re.compile(r"\s+")
-_TRAILING = re.compile(r"[\s.?!]+$")
 
 
 @dataclass(frozen=True)
@@ -23,21 +25,25 @@ class ProcessedCandidate:
     duplicate: bool
 
 
+def duplicate_rule() -> ExactDuplicateFilter:
+    """What counts as the same question: "How do I pay?" and "how do i  pay" are one
+    (letter case, spacing and final punctuation aside), and so is the question itself.
+    As a pipeline step: ``dedup(ignore_case=True, ignore_final_punctuation=True)``."""
+    return ExactDuplicateFilter(ignore_case=True, ignore_final_punctuation=True)
+
+
 def comparison_key(text: str) -> str:
-    """What two texts must share to count as the same question: "How do I pay?" and
-    "how do i  pay" are one."""
-    return _TRAILING.sub("", _SPACE.sub(" ", text).strip()).casefold()
+    """What two texts must share to count as the same question (:func:`duplicate_rule`'s key).
+
+    >>> comparison_key("How do I  pay?") == comparison_key("how do i pay")
+    True
+    """
+    return duplicate_rule().key(text)
 
 
 def process_candidates(source: str, terms: dict[str, str], generated: Sequence[str]) -> list[ProcessedCandidate]:
     """Every generated text, restored, in generation order; empty texts are dropped."""
-    seen = {comparison_key(source)}
-    processed = []
-    for text in generated:
-        restored = _SPACE.sub(" ", restore(text, terms)).strip()
-        if not restored:
-            continue
-        key = comparison_key(restored)
-        processed.append(ProcessedCandidate(restored, key in seen))
-        seen.add(key)
-    return processed
+    restored = [_SPACE.sub(" ", restore(text, terms)).strip() for text in generated]
+    restored = [text for text in restored if text]
+    verdicts = duplicate_rule().repeats(source, restored)
+    return [ProcessedCandidate(text, verdict is not None) for text, verdict in zip(restored, verdicts, strict=True)]

@@ -12,8 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from augkit.errors import InputError, UsageError
-from augkit.xlsx_limits import XlsxLimits
+from augkit.plugin import InputError, UsageError, XlsxLimits
 
 DEFAULT_MAX_FILE_SIZE = "20MB"
 #: An uploaded workbook may inflate to this many times the upload limit: text workbooks

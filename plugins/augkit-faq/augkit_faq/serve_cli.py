@@ -16,7 +16,7 @@ import shutil
 import sys
 import tempfile
 
-from augkit.errors import UsageError
+from augkit.plugin import UsageError
 
 from augkit_faq.generators import OFFLINE_GENERATOR
 from augkit_faq.review import DEFAULT_MAX_FILE_SIZE, format_size, parse_size

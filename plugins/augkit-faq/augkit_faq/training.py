@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from augkit.errors import InputError, MissingDependencyError, UsageError
+from augkit.plugin import InputError, MissingDependencyError, UsageError
 
 from augkit_faq.prompt import paraphrase_prompt, paraphrase_target
 
@@ -109,7 +109,7 @@ def read_pairs(
             raise InputError(f"the two pair files must have as many lines: {lines[0]} has {len(first)}, {lines[1]} has {len(second)}")
         frame = pd.DataFrame({"source": first, "target": second})
     else:
-        from augkit.table_io import read_table
+        from augkit.plugin import read_table
 
         data = read_table(table)
         missing = [c for c in (source_column, target_column) if c not in data.columns]
@@ -150,7 +150,7 @@ def train_paraphraser(
     if last is not None and not resume:
         raise UsageError(f"{output} holds checkpoints of an earlier run ({Path(last).name}); pass --resume to continue it, "
                          "or choose another output folder")
-    from augkit.models import load_for_training
+    from augkit.plugin import load_for_training
 
     network, tokenizer = load_for_training(model, "seq2seq", device=device)
     train, evaluation = _datasets(pairs, tokenizer, settings)

@@ -18,7 +18,7 @@ from typing import Any
 
 import gradio as gr
 
-from augkit.errors import AugkitError
+from augkit.plugin import AugkitError
 from augkit_faq.faq import DEFAULT_MIN_SIMILARITY, FaqResult, paraphrase_faq
 from augkit_faq.faq_cli import format_summary
 from augkit_faq.generators import (
@@ -187,13 +187,13 @@ def _real(value: float | None, default: float) -> float:
 
 
 def _read(path: str, max_file_size: int) -> Any:
-    from augkit.table_io import read_table
+    from augkit.plugin import read_table
 
     check_upload_size(path, max_file_size)
     return read_table(path, xlsx_limits=upload_xlsx_limits(max_file_size))
 
 
 def _write(table: Any, path: Path) -> None:
-    from augkit.table_io import write_table
+    from augkit.plugin import write_table
 
     write_table(table, path)

@@ -155,7 +155,7 @@ def test_repeated_and_empty_questions_are_kept_and_named(covid_slice):
     ],
 )
 def test_bad_input_is_named(frame, message):
-    from augkit.errors import AugkitError
+    from augkit.plugin import AugkitError
 
     with pytest.raises(AugkitError, match=message):
         paraphrase_faq(frame, "question", "answer", generator=ScriptedGenerator({}))
@@ -207,7 +207,7 @@ def test_candidates_whose_meaning_plainly_changed_are_screened_out_saying_why(st
 
 
 def test_an_unknown_screen_lists_the_filters(stackfaq):
-    from augkit.errors import UnknownMethodError
+    from augkit.plugin import UnknownMethodError
 
     with pytest.raises(UnknownMethodError, match="negation"):
         paraphrase_faq(stackfaq.head(2), "question", "answer", generator=ScriptedGenerator({}), screens=("negatoin",))

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from augkit.cli import main
-from augkit.table_io import read_table
+from augkit.plugin import read_table
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def faq_csv(tmp_path, stackfaq):
 def test_augments_a_file_in_each_format(tmp_path, faq_csv, suffix, capsys):
     source = read_table(faq_csv)
     if suffix != ".csv":
-        from augkit.table_io import write_table
+        from augkit.plugin import write_table
 
         write_table(source, tmp_path / f"faq{suffix}")
     output = tmp_path / f"out{suffix}"

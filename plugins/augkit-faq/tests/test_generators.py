@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from augkit.errors import AugkitError
+from augkit.plugin import AugkitError
 from augkit_faq.augmenter import FaqParaphraser
 from augkit_faq.generators import (
     DEFAULT_GENERATOR,
@@ -43,7 +43,7 @@ def test_top_k_is_applied(tiny_marian_pair, questions):
 
 
 def test_the_prompt_is_the_thesis_format(tiny_marian_pair, monkeypatch):
-    from augkit.models import load_seq2seq
+    from augkit.plugin import load_seq2seq
 
     model = load_seq2seq(str(tiny_marian_pair[0]), device="cpu")
     seen = {}

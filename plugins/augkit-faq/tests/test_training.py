@@ -9,7 +9,7 @@ import json
 import pytest
 
 from augkit.cli import main
-from augkit.errors import AugkitError
+from augkit.plugin import AugkitError
 from augkit_faq import paraphrase_faq
 from augkit_faq.generators import Seq2SeqParaphraser
 from augkit_faq.training import TrainingSettings, read_pairs, train_paraphraser

@@ -22,7 +22,7 @@ from augkit_faq.review import (
     review_table,
 )
 
-from augkit.errors import AugkitError
+from augkit.plugin import AugkitError
 
 
 @pytest.mark.parametrize(("text", "size"), [("20MB", 20_000_000), ("500 kb", 500_000), ("1MiB", 1_048_576), (2048, 2048), ("1.5GB", 1_500_000_000)])
@@ -223,12 +223,12 @@ def test_an_upload_with_more_cells_than_the_page_parses_is_refused_naming_the_li
 def test_a_reader_failure_outside_augkit_is_a_status_line(monkeypatch, faq_csv):
     from augkit_faq import web_ui
 
-    import augkit.table_io
+    import augkit.plugin
 
     def broken(*args, **kwargs):
         raise KeyError("There is no item named 'xl/sharedStrings.xml' in the archive")
 
-    monkeypatch.setattr(augkit.table_io, "read_table", broken)
+    monkeypatch.setattr(augkit.plugin, "read_table", broken)
     question, _, status = web_ui.load_upload(str(faq_csv), 20_000_000)
     assert question["choices"] == []
     assert status == "**Cannot use this file:** KeyError: \"There is no item named 'xl/sharedStrings.xml' in the archive\""
@@ -315,7 +315,7 @@ def test_a_run_that_fails_inside_a_model_library_shows_its_message_not_a_traceba
 def test_the_built_file_holds_the_ticked_rows_in_the_upload_format_inside_the_temp_folder(result, tmp_path, suffix):
     from augkit_faq.web_ui import build_download
 
-    from augkit.table_io import read_table
+    from augkit.plugin import read_table
 
     review = review_table(result.candidates)
     review["keep"] = review["status"] != "accepted"  # every choice flipped

@@ -1,0 +1,148 @@
+"""Order each source's candidates by a weighted sum of normalised scores; keep the best."""
+
+from __future__ import annotations
+
+import difflib
+import math
+from typing import Any
+
+from augkit.candidate import Candidate
+from augkit.errors import InputError, InvalidParameterError
+from augkit.filters.base import Filter, check_sources
+
+#: How each score is put on a common scale before weighting (see :class:`RankFilter`).
+NORMALIZATIONS = ("minmax", "zscore", "raw")
+
+
+class RankFilter(Filter):
+    """Ranks each source's candidates by a weighted sum of named scores; keeps the best ``k``.
+
+    Weights are keyword arguments named after scores that earlier steps add:
+    ``rank(semantic=4.0, fluency=8.0, diversity=1.2)`` in a pipeline string,
+    ``RankFilter(semantic=4.0, diversity=1.2)`` in Python. A negative weight prefers low
+    values. For each source separately, every weighted score is first normalised over that
+    source's candidates that reach this step (``normalize``), then::
+
+        rank = sum(weight[s] * normalised[s] for each weighted score s)
+
+    Candidates are ordered by ``rank``, highest first; ties keep the order they arrived in
+    (generation order). ``rank`` is added as a score (column ``augkit_rank``).
+
+    Normalisation, per source, over the ``m`` candidates of that source reaching ``rank``:
+
+    - ``minmax`` (default): ``(x - min) / (max - min)``, so each score spans 0..1 and the
+      weights alone say how much each matters; 0 for every candidate when all ``m`` values
+      are equal (one candidate, or a score that does not separate them).
+    - ``zscore``: ``(x - mean) / std`` with the population standard deviation (divided by
+      ``m``); 0 when the std is 0.
+    - ``raw``: the values as the scorers gave them.
+
+    ParaMac (Liu et al., 2022, equation 3 and appendix A) combines *raw* scores,
+    ``4.0 * s_sem + 8.0 * s_flu + 1.2 * s_div``, its weights set by hand inversely
+    proportional to each score's standard deviation over 500 of its outputs "to avoid one
+    score totally overwhelming the other": ``rank(semantic=4, fluency=8, diversity=1.2,
+    normalize=raw)`` is its formula. Those weights fit its own scorers' spreads (BERTScore,
+    GPT-2); with other scorers ``minmax`` or ``zscore`` puts every score on one scale so
+    that the weights alone say what matters, which is why ``minmax`` is the default.
+    Weights cannot be named ``k`` or ``normalize``.
+
+    Normalised values depend only on a source's own candidates, so results do not depend on
+    the batch. Every weighted score must be added by an earlier step (checked when the
+    pipeline is built, naming the steps that add scores) and carried by every candidate
+    (checked at run time).
+
+    Parameters
+    ----------
+    k : int, optional
+        Candidates kept per source, best first; None (default) keeps them all, ranked, and
+        the pipeline then keeps the run's ``n`` best.
+    normalize : str
+        ``minmax`` (per source, default), ``zscore`` (per source) or ``raw``.
+    **weights : float
+        One weight per score name, e.g. ``semantic=4.0``; at least one.
+    """
+
+    name = "rank"
+    scores = ("rank",)
+
+    def __init__(self, k: int | None = None, normalize: str = "minmax", **weights: float):
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+            raise InvalidParameterError(f"rank: k must be an integer >= 1 (candidates kept per source) or None, got {k!r}")
+        if normalize not in NORMALIZATIONS:
+            raise InvalidParameterError(
+                f"rank: normalize must be one of {', '.join(NORMALIZATIONS)}, got {normalize!r}"
+                + _did_you_mean(str(normalize), NORMALIZATIONS)
+            )
+        if not weights:
+            raise InvalidParameterError(
+                "rank: give at least one weight named after a score, e.g. rank(semantic=4.0, diversity=1.2)"
+            )
+        for score, weight in weights.items():
+            if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
+                hint = _did_you_mean(score, ("k", "normalize"), kind="parameter")
+                raise InvalidParameterError(f"rank: the weight of score {score!r} must be a finite number, got {weight!r}{hint}")
+        self.k = k
+        self.normalize = normalize
+        self.weights: dict[str, float] = {score: float(weight) for score, weight in weights.items()}
+
+    def get_params(self) -> dict[str, Any]:
+        """The weights (by score name), then ``k`` and ``normalize``."""
+        return {**self.weights, "k": self.k, "normalize": self.normalize}
+
+    def reads_scores(self) -> tuple[str, ...]:
+        return tuple(self.weights)
+
+    def filter(self, source: str, candidates: list[Candidate]) -> list[Candidate]:
+        check_sources(self.name, [source], [candidates])
+        if not candidates:
+            return []
+        columns = {score: self._values(score, candidates) for score in self.weights}
+        normalised = {score: normalize_scores(values, self.normalize) for score, values in columns.items()}
+        for position, candidate in enumerate(candidates):
+            candidate.scores[self.name] = math.fsum(
+                weight * normalised[score][position] for score, weight in self.weights.items()
+            )
+        ranked = sorted(candidates, key=lambda c: -c.scores[self.name])  # stable: ties keep arrival order
+        return ranked if self.k is None else ranked[: self.k]
+
+    def _values(self, score: str, candidates: list[Candidate]) -> list[float]:
+        values = []
+        for candidate in candidates:
+            value = candidate.scores.get(score)
+            if value is None:
+                have = ", ".join(sorted(candidate.scores)) or "none"
+                raise InputError(
+                    f"rank weighs the score {score!r}, but the candidate {candidate.text[:60]!r} has none "
+                    f"(its scores: {have}); the step that adds {score!r} must run on every candidate before rank"
+                )
+            if not math.isfinite(value):
+                raise InputError(f"rank: the candidate {candidate.text[:60]!r} has {score} = {value!r}; scores must be finite")
+            values.append(float(value))
+        return values
+
+
+def normalize_scores(values: list[float], how: str) -> list[float]:
+    """One score of a source's candidates put on a common scale (see :class:`RankFilter`).
+
+    >>> normalize_scores([1.0, 3.0, 2.0], "minmax")
+    [0.0, 1.0, 0.5]
+    >>> normalize_scores([1.0, 3.0], "zscore")
+    [-1.0, 1.0]
+    """
+    if how == "raw":
+        return list(values)
+    if how == "minmax":
+        low, high = min(values), max(values)
+        return [0.0 if high == low else (value - low) / (high - low) for value in values]
+    if how == "zscore":
+        mean = math.fsum(values) / len(values)
+        std = math.sqrt(math.fsum((value - mean) ** 2 for value in values) / len(values))
+        return [0.0 if std == 0 else (value - mean) / std for value in values]
+    raise InvalidParameterError(f"normalize must be one of {', '.join(NORMALIZATIONS)}, got {how!r}")
+
+
+def _did_you_mean(name: str, choices: tuple[str, ...] | list[str], kind: str = "") -> str:
+    close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
+    if not close:
+        return ""
+    return f"; did you mean {kind + ' ' if kind else ''}{close[0]!r}?"

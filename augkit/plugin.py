@@ -1,0 +1,179 @@
+"""Everything a plugin author needs from augkit, in one documented module.
+
+A plugin (augkit's own EDA, AEDA, back-translation and FAQ plugins included) imports only
+``augkit`` and ``augkit.plugin``; every other ``augkit.*`` module is private and may change
+without notice (``augkit.testing`` is public too, for plugins' tests).
+docs/plugin-authors.md walks through writing a plugin with these names.
+
+Base classes
+    :class:`Augmenter` (a method: ``augment`` or ``augment_batch``), :class:`Filter` (a step
+    that keeps, drops or scores candidates), :class:`Candidate` (a text with its method and
+    scores), :class:`BatchContext` (what ``filter_batch`` and a context-reading ``augment_batch`` know of their rows),
+    :class:`DatasetContext` (what ``prepare`` of a filter or augmenter sees once per run), :func:`check_sources`
+    (a filter's check that sources and candidate lists line up), :func:`first_distinct` (the
+    first ``n`` distinct candidates of a lazy generator).
+Errors
+    :class:`AugkitError` and its subclasses; raise :class:`InvalidParameterError` for a bad
+    constructor argument, :class:`InputError` for bad data, :class:`MissingDependencyError`
+    for an absent optional package, :class:`ModelNotAvailableError` for a model that cannot
+    be loaded, so that users get augkit's messages and exit codes.
+Shared rules and filters
+    :class:`ExactDuplicateFilter` is augkit's one duplicate rule (``key``, ``repeats``, with
+    :data:`DUPLICATE_OF_SOURCE` and :data:`DUPLICATE_OF_EARLIER`), :class:`EditRatioFilter`
+    its one edit-ratio rule (``ratio``, ``keeps``): a method reuses them rather than writing
+    its own. :class:`SemanticFilter`, :class:`LabelIntegrityFilter` and :class:`TopKFilter` for
+    methods built as a pipeline of their own (the FAQ method, the parabank builder), whose
+    :class:`TraceEntry` list says what each step did to each candidate.
+Parameters
+    :data:`RESERVED_PARAMETERS` (names a plugin's constructor must not use: they are
+    :func:`augkit.augment`'s own), :func:`check_int` and :func:`unknown_name_message`
+    (augkit's checks and "did you mean" messages). Renamed parameters: set the class
+    attribute ``renamed_parameters = {"old": "new"}``.
+Randomness
+    :class:`RowSeeder` and :func:`resolve_seed`: every random choice comes from the per-row
+    ``random.Random`` augkit passes, or from a :class:`RowSeeder` built from the run's seed.
+Text
+    :func:`split_words` gives a :class:`WordSequence` (words and the text between them),
+    :func:`join_words` rejoins it unchanged; :func:`delete_words`, :func:`insert_word`,
+    :func:`insert_before_word` and :func:`match_case` edit it.
+Model runtime (loaded on first access)
+    :func:`load_seq2seq` (model specs ``id@revision``, folders, ``$AUGKIT_MODEL_DIR``;
+    safetensors only, no remote code; shared per process), :class:`Seq2SeqModel`,
+    :class:`GenerationResult`, :class:`TargetScore`, :data:`DEFAULT_TOKEN_BUDGET`,
+    :func:`token_budget_batches`, :func:`resolve_device`, :func:`load_for_training`,
+    :func:`get_encoder` and :func:`cosine_matrix` (the shared sentence encoder), and the
+    rest of :data:`_LAZY`.
+Pipelines, tables and progress (loaded on first access)
+    :class:`Pipeline`, :func:`parse_pipeline_spec`, :func:`get_registry` (run other methods
+    and filters by name), :data:`SOURCE_COLUMN` and :data:`METHOD_COLUMN` (provenance
+    columns), :func:`read_table`, :func:`write_table`, :func:`table_format` and
+    :class:`XlsxLimits` (plugin commands' files), :func:`progress_bar`,
+    :func:`edit_distance_ratio`.
+
+>>> from augkit.plugin import Augmenter, split_words
+>>> class Reverse(Augmenter):
+...     '''Reverses the order of the words.'''
+...     name = "reverse"
+...     def augment(self, text, n, rng):
+...         words = split_words(text)
+...         return [" ".join(reversed(words.words))]
+>>> Reverse().augment("lost my card", 1, None)
+['card my lost']
+
+Importing this module is light: the lazily loaded names above load their module on first
+access, so ``import augkit.plugin`` loads no torch, transformers, pandas or numpy.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from augkit.augmenter import Augmenter, first_distinct
+from augkit.candidate import Candidate
+from augkit.errors import (
+    AugkitError,
+    AugmentationFailedError,
+    AugmenterOutputError,
+    InputError,
+    InvalidParameterError,
+    MissingDependencyError,
+    ModelNotAvailableError,
+    PipelineSpecError,
+    UnknownMethodError,
+    UnknownParameterError,
+    UsageError,
+)
+from augkit.filters.base import BatchContext, DatasetContext, Filter, check_sources
+from augkit.filters.dedup import DUPLICATE_OF_EARLIER, DUPLICATE_OF_SOURCE, ExactDuplicateFilter
+from augkit.filters.edit_ratio import EditRatioFilter
+from augkit.filters.label_integrity import LabelIntegrityFilter
+from augkit.filters.semantic import SemanticFilter
+from augkit.filters.top_k import TopKFilter
+from augkit.params import check_int, unknown_name_message
+from augkit.registry import RESERVED_PARAMETERS
+from augkit.seeding import RowSeeder, resolve_seed
+from augkit.text import (
+    WordSequence,
+    delete_words,
+    insert_before_word,
+    insert_word,
+    join_words,
+    match_case,
+    split_words,
+)
+
+#: Names loaded on first access, with the module each comes from: the model runtime (torch
+#: and transformers load with the first model, not here), pipelines and the registry, table
+#: reading and writing for plugin commands, progress bars, metrics and provenance columns.
+_LAZY = {
+    # model runtime (augkit.models): resolution of model specs, sharing, batching
+    "DEFAULT_TOKEN_BUDGET": "augkit.models",
+    "MODEL_DIR_ENV": "augkit.models",
+    "GenerationResult": "augkit.models",
+    "ModelSource": "augkit.models",
+    "ModelSpec": "augkit.models",
+    "Seq2SeqModel": "augkit.models",
+    "TargetScore": "augkit.models",
+    "clear_model_cache": "augkit.models",
+    "load_for_training": "augkit.models",
+    "load_seq2seq": "augkit.models",
+    "resolve_device": "augkit.models",
+    "resolve_dtype": "augkit.models",
+    "resolve_model_source": "augkit.models",
+    "split_sentences": "augkit.models",
+    "token_budget_batches": "augkit.models",
+    # the sentence encoder (shared, batched)
+    "get_encoder": "augkit.encoders",
+    "cosine_matrix": "augkit.encoders",
+    "pairwise_cosine": "augkit.encoders",
+    # pipelines and the registry: a method that runs other methods or filters by name
+    "Pipeline": "augkit.pipeline",
+    "TraceEntry": "augkit.trace",
+    "parse_pipeline_spec": "augkit.pipeline_spec",
+    "get_registry": "augkit.plugins",
+    # provenance columns of augmented tables
+    "SOURCE_COLUMN": "augkit.adapters.provenance",
+    "METHOD_COLUMN": "augkit.adapters.provenance",
+    # tables and progress for plugin commands (augkit <command>)
+    "read_table": "augkit.table_io",
+    "write_table": "augkit.table_io",
+    "table_format": "augkit.table_io",
+    "XlsxLimits": "augkit.xlsx_limits",
+    "progress_bar": "augkit.progress",
+    # metrics
+    "edit_distance_ratio": "augkit.metrics",
+}
+
+__all__ = [
+    # base classes
+    "Augmenter", "BatchContext", "Candidate", "DatasetContext", "Filter", "check_sources", "first_distinct",
+    # errors
+    "AugkitError", "AugmentationFailedError", "AugmenterOutputError", "InputError", "InvalidParameterError",
+    "MissingDependencyError", "ModelNotAvailableError", "PipelineSpecError", "UnknownMethodError",
+    "UnknownParameterError", "UsageError",
+    # shared rules and filters
+    "DUPLICATE_OF_EARLIER", "DUPLICATE_OF_SOURCE", "EditRatioFilter", "ExactDuplicateFilter",
+    "LabelIntegrityFilter", "SemanticFilter", "TopKFilter",
+    # parameters
+    "RESERVED_PARAMETERS", "check_int", "unknown_name_message",
+    # randomness
+    "RowSeeder", "resolve_seed",
+    # text
+    "WordSequence", "delete_words", "insert_before_word", "insert_word", "join_words", "match_case", "split_words",
+    # loaded on first access
+    *_LAZY,
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The lazily loaded names of :data:`_LAZY`, read from their module at each access (not
+    copied here), so that this module always gives what its home module holds now."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'augkit.plugin' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
