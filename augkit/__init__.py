@@ -21,7 +21,7 @@ from augkit.errors import (
     UnknownParameterError,
     UsageError,
 )
-from augkit.filters import BatchContext, ExactDuplicateFilter, Filter, Scorer
+from augkit.filters import BatchContext, DatasetContext, ExactDuplicateFilter, Filter, Scorer
 from augkit.hookspecs import hookimpl
 from augkit.pipeline import Chain, Interleave, Pipeline, Union
 from augkit.plugins import get_registry, reset_registry
@@ -37,6 +37,7 @@ __all__ = [
     "BatchContext",
     "Candidate",
     "Chain",
+    "DatasetContext",
     "ExactDuplicateFilter",
     "Filter",
     "InputError",

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from augkit.augmenter import Augmenter
 from augkit.errors import InputError, UsageError
 from augkit.pipeline import Chain, Interleave, Pipeline, Union
 from augkit.report import AugmentationReport
+from augkit.row_context import check_context_request, context_mapping
 from augkit.run_options import DEFAULT_BATCH_SIZE, RunOptions
 from augkit.seeding import resolve_seed
 
@@ -27,6 +28,7 @@ def augment(
     *,
     text_column: str | None = None,
     label_column: str | None = None,
+    context_columns: Mapping[str, str] | Sequence[str] | None = None,
     keep_original: bool = True,
     progress: bool | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
@@ -56,7 +58,14 @@ def augment(
         Same seed, same output, whatever the batching or the other rows. None: fresh.
     text_column, label_column : str, optional
         Column names for tables; ``text_column`` defaults to ``"text"``. The label column is
-        checked to exist and handed to filters; labels are always copied unchanged.
+        checked to exist and handed to filters and to augmenters that read labels; labels are
+        copied unchanged unless a method sets them (pair augmentation, see ``context_columns``).
+    context_columns : dict or list of str, optional
+        For methods that read other columns of each row (``augkit info METHOD`` lists them):
+        ``{"premise": "sentence_A"}`` maps the name a method reads to a column of ``data``; a
+        list of names maps each to the same-named column. Methods that rewrite such columns
+        or set labels (pair augmentation) write them into their rows and name what changed in
+        ``augkit_changed`` (and the source row's label in ``augkit_label_from``).
     keep_original : bool
         Keep the original rows in table output.
     progress : bool or None
@@ -100,7 +109,7 @@ def augment(
     """
     result, report = augment_with_report(
         data, method, n, seed, text_column=text_column, label_column=label_column,
-        keep_original=keep_original, progress=progress, batch_size=batch_size, coerce=coerce,
+        context_columns=context_columns, keep_original=keep_original, progress=progress, batch_size=batch_size, coerce=coerce,
         workers=workers, strict=strict, row_timeout=row_timeout, trace=trace, **params,
     )
     if _is_dataframe(result):
@@ -120,6 +129,7 @@ def augment_with_report(
     *,
     text_column: str | None = None,
     label_column: str | None = None,
+    context_columns: Mapping[str, str] | Sequence[str] | None = None,
     keep_original: bool = True,
     progress: bool | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
@@ -142,7 +152,12 @@ def augment_with_report(
         "label_column": label_column,
         "keep_original": keep_original,
         "options": options,
+        "context_columns": context_mapping(context_columns),
     }
+    if isinstance(data, (list, tuple)) and context_columns is not None:
+        raise UsageError("context_columns apply to tables (a DataFrame, a datasets.Dataset), not to a list of texts")
+    if not isinstance(data, (list, tuple, str)):
+        check_context_request(pipeline, table_options["context_columns"], label_column)
     if _is_dataframe(data):
         from augkit.adapters.frame import augment_frame
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from augkit.configurable import Configurable
+
+if TYPE_CHECKING:
+    from augkit.filters.base import DatasetContext
 
 
 class Augmenter(Configurable):
@@ -40,6 +43,34 @@ class Augmenter(Configurable):
     #: per-row time limit by default when a pipeline holds such a step.
     uses_model: ClassVar[bool] = False
 
+    #: Logical names of the other columns of a row this augmenter reads (``("premise",)``,
+    #: ``("previous", "next")``). Users map them to their data's columns
+    #: (``context_columns={"premise": "sentence_A"}``, ``--context-column premise=sentence_A``);
+    #: :meth:`augment_batch` then takes a ``context`` keyword and finds each row's values in
+    #: ``context.columns[name][i]`` (and its label in ``context.labels[i]``).
+    context_columns: ClassVar[tuple[str, ...]] = ()
+
+    #: Logical names of the other columns this augmenter may rewrite (pair augmentation:
+    #: ``("premise",)``), through :attr:`augkit.Candidate.fields`; users map them like
+    #: :attr:`context_columns`, and ``context`` holds their original values too.
+    rewrites_columns: ClassVar[tuple[str, ...]] = ()
+
+    #: True when the augmenter may set the label of the rows it makes
+    #: (:attr:`augkit.Candidate.label`, e.g. a label projection): the caller must then name
+    #: the label column, and the output says which labels changed (``augkit_label_from``).
+    sets_label: ClassVar[bool] = False
+
+    #: True when :meth:`prepare` must see every original of the run to generate correctly
+    #: (a label-conditioned generator collecting each label's examples): streamed runs then
+    #: read all the texts first, and a streamed ``IterableDataset`` is refused.
+    needs_all_texts: ClassVar[bool] = False
+
+    def prepare(self, dataset: DatasetContext) -> None:
+        """Called once per run, before any batch, with all the run's originals, their labels
+        (when the caller named a label column) and their context columns: the place to
+        collect each label's examples. Runs in the calling process, so worker processes
+        inherit what it computes. Set :attr:`needs_all_texts` when the output depends on it."""
+
     def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
         """Return up to ``n`` augmentations of ``text`` (never None; fewer is allowed):
         strings, or :class:`augkit.Candidate` objects to attach the declared ``scores``.
@@ -53,7 +84,14 @@ class Augmenter(Configurable):
         self, texts: list[str], n: int, rngs: list[random.Random]
     ) -> list[list[str]]:
         """Augment many texts; ``rngs[i]`` belongs to ``texts[i]``. Defaults to one
-        :meth:`augment` call per text."""
+        :meth:`augment` call per text.
+
+        An augmenter that reads other columns or labels adds a keyword parameter ``context``
+        (``def augment_batch(self, texts, n, rngs, context)``): it then receives an
+        :class:`augkit.BatchContext` whose ``columns`` hold, per logical name it declares in
+        :attr:`context_columns` and :attr:`rewrites_columns`, one value per text, and whose
+        ``labels`` hold the rows' labels (None when the caller named no label column).
+        Augmenters without that parameter are called as before."""
         return [self.augment(text, n, rng) for text, rng in zip(texts, rngs, strict=True)]
 
 

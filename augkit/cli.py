@@ -130,7 +130,13 @@ def _build_parser() -> argparse.ArgumentParser:
     augment.add_argument("-o", "--output", required=True, help="output table; format from the extension")
     augment.add_argument("--seed", type=int, default=None, help="seed for reproducible output")
     augment.add_argument("--text-column", default="text", help="column to augment (default: text)")
-    augment.add_argument("--label-column", default=None, help="label column (checked to exist; passed to filters)")
+    augment.add_argument("--label-column", default=None,
+                         help="label column (checked to exist; passed to filters and to methods that read labels)")
+    augment.add_argument(
+        "--context-column", action="append", default=[], metavar="NAME=COLUMN",
+        help="for methods that read other columns of each row (augkit info METHOD lists them): map the name the "
+        "method reads to a column of INPUT, e.g. premise=sentence_A; a bare COLUMN maps the same name; repeatable",
+    )
     augment.add_argument(
         "-p", "--param", action="append", default=[], metavar="KEY=VALUE",
         help="method parameter, repeatable; in a pipeline qualify it: eda.alpha_sr=0.2",
@@ -301,6 +307,7 @@ def _info(args: argparse.Namespace) -> int:
     if body:
         print()
         print(body)
+    _print_row_context(entry.cls)
     any_keyword = describe_any_keyword(entry.cls)
     parameters = [*entry.cls.parameters(), *([any_keyword] if any_keyword else [])]
     print()
@@ -314,6 +321,20 @@ def _info(args: argparse.Namespace) -> int:
     print(f"Scores added: {', '.join(scores)} (output columns {', '.join('augkit_' + s for s in scores)})"
           if scores else "Scores added: none")
     return EXIT_OK
+
+
+def _print_row_context(cls: type) -> None:
+    """What a method reads and writes beyond the text: the columns to map, labels it sets."""
+    reads = tuple(getattr(cls, "context_columns", ()))
+    rewrites = tuple(getattr(cls, "rewrites_columns", ()))
+    names = tuple(dict.fromkeys((*reads, *rewrites)))
+    if names:
+        print()
+        print(f"Reads the columns: {', '.join(names)} (map each: --context-column NAME=COLUMN)")
+        if rewrites:
+            print(f"Rewrites the columns: {', '.join(rewrites)} (named in augkit_changed)")
+    if getattr(cls, "sets_label", False):
+        print("Sets the labels of the rows it writes (needs --label-column; the old label goes to augkit_label_from)")
 
 
 def _augment(args: argparse.Namespace) -> int:
@@ -333,6 +354,7 @@ def _augment(args: argparse.Namespace) -> int:
     job = FileJob(
         input=Path(args.input), output=output, method=args.method, params=parse_param_options(args.param, args.method),
         n=args.n, seed=args.seed, text_column=args.text_column, label_column=args.label_column,
+        context_columns=parse_context_column_options(args.context_column),
         keep_original=not args.drop_original, coerce=args.coerce, chunk_rows=args.chunk_rows,
         batch_size=args.batch_size, workers=args.workers, progress=args.progress, resume=args.resume,
         job_dir=Path(args.job_dir) if args.job_dir else None, strict=args.strict,
@@ -409,6 +431,21 @@ def _evaluate(args: argparse.Namespace) -> int:
         table.write(args.output)
         print(f"augkit: wrote {args.output}", file=sys.stderr)
     return EXIT_OK
+
+
+def parse_context_column_options(options: list[str]) -> dict[str, str]:
+    """``--context-column NAME=COLUMN`` (or a bare ``COLUMN``, read under its own name)
+    options as ``{name: column}``."""
+    mapping: dict[str, str] = {}
+    for option in options:
+        name, separator, column = option.partition("=")
+        name, column = name.strip(), column.strip() if separator else name.strip()
+        if not name or not column:
+            raise UsageError(f"--context-column expects NAME=COLUMN or COLUMN, got {option!r}")
+        if mapping.get(name, column) != column:
+            raise UsageError(f"--context-column {name} is given twice ({mapping[name]!r} and {column!r})")
+        mapping[name] = column
+    return mapping
 
 
 def parse_param_options(pairs: list[str], method: str) -> dict[str, Any]:

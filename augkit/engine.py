@@ -7,13 +7,14 @@ counts what happened. Per-row seeding makes the result independent of ``batch_si
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from augkit.candidate import Candidate
 from augkit.inputs import prepare_texts
-from augkit.pipeline import Pipeline
+from augkit.filters.base import BatchContext
+from augkit.pipeline import Pipeline, Preparation
 from augkit.progress import progress_bar, run_progress
 from augkit.report import AugmentationReport
 from augkit.run_options import DEFAULT_BATCH_SIZE, RunOptions
@@ -45,6 +46,7 @@ def run_pipeline(
     *,
     describe_row: Callable[[int], str],
     labels: Sequence[Any] | None = None,
+    columns: Mapping[str, Sequence[Any]] | None = None,
     prepared: bool = False,
     on_rows: Callable[[int], None] | None = None,
 ) -> EngineResult:
@@ -53,7 +55,8 @@ def run_pipeline(
     filters first see all the usable texts (:meth:`Pipeline.prepare`) unless ``prepared``
     says the caller did that already, over a larger whole than ``values``. ``on_rows(k)``
     is told of every ``k`` rows done, for a caller that shows a bar over several calls
-    (then this call draws none)."""
+    (then this call draws none). ``columns`` holds the rows' context columns by logical name
+    (aligned with ``values``), for augmenters that read them."""
     n, batch_size = options.n, options.batch_size
     texts, skips = prepare_texts(values, describe_row=describe_row, coerce=options.coerce)
     report = AugmentationReport(rows_read=len(values), n=n)
@@ -70,13 +73,11 @@ def run_pipeline(
         advance = on_rows or bar.update
         advance(len(values) - len(todo))
         if n > 0:
+            row_context = BatchContext(labels=labels, columns=dict(columns or {}))
             if not prepared:
-                _prepare(pipeline, texts, labels, todo)
+                _prepare(pipeline, texts, row_context, todo)
             positions = [todo[start : start + batch_size] for start in range(0, len(todo), batch_size)]
-            batches = (
-                ([texts[i] for i in batch], [labels[i] for i in batch] if labels is not None else None)
-                for batch in positions
-            )
+            batches = (([texts[i] for i in batch], row_context.take(batch)) for batch in positions)
             for batch, outcome in zip(positions, run_batches(pipeline, batches, options, total=len(positions))):
                 if traces is not None:
                     for index, entries in zip(batch, outcome.traces):
@@ -106,12 +107,18 @@ def prepare_pipeline(
     describe_row: Callable[[int], str],
     coerce: bool = False,
     labels: Sequence[Any] | None = None,
+    columns: Mapping[str, Sequence[Any]] | None = None,
 ) -> None:
-    """Show the pipeline's filters every usable text of ``values`` at once, for callers that
-    then run it over parts of ``values`` (``run_pipeline(..., prepared=True)``)."""
+    """Show the pipeline's steps every usable text of ``values`` at once (with their labels
+    and context columns), for callers that then run it over parts of ``values``
+    (``run_pipeline(..., prepared=True)``)."""
     texts, _ = prepare_texts(values, describe_row=describe_row, coerce=coerce)
-    _prepare(pipeline, texts, labels, [i for i, text in enumerate(texts) if text is not None])
+    _prepare(pipeline, texts, BatchContext(labels=labels, columns=dict(columns or {})),
+             [i for i, text in enumerate(texts) if text is not None])
 
 
-def _prepare(pipeline: Pipeline, texts: list, labels: Sequence[Any] | None, todo: list[int]) -> None:
-    pipeline.prepare([texts[i] for i in todo], [labels[i] for i in todo] if labels is not None else None)
+def _prepare(pipeline: Pipeline, texts: list, context: BatchContext, todo: list[int]) -> None:
+    if pipeline.preparation is Preparation.NONE:
+        return  # no step does anything in prepare: skip building the whole run's lists
+    usable = context.take(todo)
+    pipeline.prepare([texts[i] for i in todo], usable.labels, usable.columns)

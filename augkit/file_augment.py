@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,8 @@ from augkit.jobs import AugmentJob, ChunkPart, JobDamagedError, job_folder_for, 
 from augkit.progress import progress_bar, run_progress
 from augkit.read_errors import check_encoding
 from augkit.report import AugmentationReport
+from augkit.pipeline import Preparation
+from augkit.row_context import check_context_request
 from augkit.run_options import RunOptions
 from augkit.seeding import resolve_seed
 from augkit.table_io import DEFAULT_ENCODING, table_format
@@ -49,6 +51,7 @@ class FileJob:
     seed: int | None = None
     text_column: str = "text"
     label_column: str | None = None
+    context_columns: Mapping[str, str] = field(default_factory=dict)  # logical name -> column (augkit.row_context)
     keep_original: bool = True
     coerce: bool = False
     chunk_rows: int = DEFAULT_CHUNK_ROWS
@@ -109,6 +112,7 @@ def augment_file(job: FileJob) -> AugmentationReport:
     pipeline = build_pipeline(job.method, dict(job.params))
     if not job.input.exists():
         raise InputError(f"input file {str(job.input)!r} does not exist")
+    check_context_request(pipeline, dict(job.context_columns), job.label_column)
     settings = {
         "input": str(job.input.resolve()), "input_bytes": job.input.stat().st_size,
         "input_digest": file_digest(job.input),
@@ -117,6 +121,7 @@ def augment_file(job: FileJob) -> AugmentationReport:
         "chunk_rows": job.chunk_rows, "output_format": table_format(job.output), "augkit": __version__,
         "allow_multiline": job.allow_multiline, "encoding": check_encoding(job.encoding),
         "trace_format": table_format(job.trace) if job.trace is not None else None,
+        **({"context_columns": dict(job.context_columns)} if job.context_columns else {}),
     }
     state = AugmentJob(folder, settings, resume=job.resume,
                        describe_rows=lambda i: f"input rows {i * job.chunk_rows}-{(i + 1) * job.chunk_rows - 1}")
@@ -149,7 +154,7 @@ def _augment_chunks(job: FileJob, pipeline: Any, state: AugmentJob) -> list[dict
     options = job.run_options(seed)
     trace_fmt = table_format(job.trace) if job.trace is not None else None
     with run_progress(job.progress) as shown:
-        needs_all = any(getattr(step, "needs_all_texts", False) for step in pipeline.filters)
+        needs_all = pipeline.preparation is Preparation.WHOLE
         if needs_all and job.n > 0:
             _prepare_with_every_text(pipeline, job)
         fmt = table_format(job.output)
@@ -165,6 +170,7 @@ def _augment_chunks(job: FileJob, pipeline: Any, state: AugmentJob) -> list[dict
                 if record is None:
                     out, report = augment_chunk(
                         pipeline, chunk, text_column=job.text_column, label_column=job.label_column,
+                        context_columns=dict(job.context_columns),
                         keep_original=job.keep_original, options=options, on_rows=bar.update, prepared=needs_all,
                     )
                     if job.coerce:  # a file's text column is all strings once any text was coerced
@@ -301,20 +307,27 @@ def _ray_chunks(address: str | None, cpus_per_worker: float, gpus_per_worker: fl
 
 
 def _prepare_with_every_text(pipeline: Any, job: FileJob) -> None:
-    """One pass over the input keeping only the text (and label) column, for filters that
-    compare candidates with every original."""
+    """One pass over the input keeping only the text, label and context columns, for steps
+    that must see every original (a filter comparing candidates with them, a generator
+    collecting each label's examples)."""
     from augkit.engine import prepare_pipeline
 
     texts: list[Any] = []
     labels: list[Any] | None = [] if job.label_column is not None else None
+    columns: dict[str, list[Any]] = {name: [] for name in job.context_columns}
     for chunk in iter_table_chunks(job.input, job.chunk_rows, **_reading(job)):
-        if job.text_column not in chunk.columns:
+        wanted = [job.text_column, *job.context_columns.values()]
+        if any(column not in chunk.columns for column in wanted):
             break  # augment_frame names the missing column
         texts.extend(chunk[job.text_column].tolist())
         if labels is not None and job.label_column in chunk.columns:
             labels.extend(chunk[job.label_column].tolist())
+        for name, column in job.context_columns.items():
+            columns[name].extend(chunk[column].tolist())
+    if any(len(values) != len(texts) for values in columns.values()):
+        return  # a column is missing: augment_frame names it
     prepare_pipeline(pipeline, texts, describe_row=lambda i: f"column {job.text_column!r}, row {i}", coerce=job.coerce,
-                     labels=labels if labels is not None and len(labels) == len(texts) else None)
+                     labels=labels if labels is not None and len(labels) == len(texts) else None, columns=columns)
 
 
 def _augment_in_memory(job: FileJob) -> AugmentationReport:
@@ -324,7 +337,7 @@ def _augment_in_memory(job: FileJob) -> AugmentationReport:
     frame = read_table(job.input, **_reading(job))
     augmented, report = augment_with_report(
         frame, job.method, n=job.n, seed=job.seed, text_column=job.text_column, label_column=job.label_column,
-        keep_original=job.keep_original, progress=job.progress, batch_size=job.batch_size, coerce=job.coerce,
+        context_columns=dict(job.context_columns) or None, keep_original=job.keep_original, progress=job.progress, batch_size=job.batch_size, coerce=job.coerce,
         workers=job.workers, strict=job.strict, row_timeout=job.row_timeout, trace=job.trace is not None,
         **dict(job.params),
     )

@@ -13,6 +13,8 @@ rewrites, so outputs never depend on batching.
 from __future__ import annotations
 
 import difflib
+import enum
+import inspect
 import math
 import reprlib
 import warnings
@@ -33,6 +35,7 @@ from augkit.errors import (
 from augkit.filters.base import BatchContext, DatasetContext, Filter
 from augkit.filters.dedup import ExactDuplicateFilter
 from augkit.pipeline_spec import GroupSpec, StepSpec, format_options, format_step, parse_pipeline_spec
+from augkit.row_context import candidates_context, check_fields, merged, own_columns, without_unchanged
 from augkit.seeding import RowSeeder
 from augkit.time_limit import TimeLimit, TimeLimitExceeded
 if TYPE_CHECKING:
@@ -42,6 +45,21 @@ from augkit.trace import TraceEntry
 NOTHING_GENERATED = "augmenter returned nothing"
 #: The first and last of :attr:`Pipeline.count_names`.
 GENERATED, BEYOND_N = "generated", "beyond n"
+
+
+class Preparation(enum.Enum):
+    """What a pipeline's steps need from :meth:`Pipeline.prepare`, decided in one place
+    (:attr:`Pipeline.preparation`) for every caller that runs a pipeline over parts of a run
+    (batches, map batches, file chunks, Ray blocks)."""
+
+    #: No step does anything in ``prepare``: callers skip the pass over the originals.
+    NONE = "none"
+    #: Steps prepare to save work (an encoder warming its cache): each part may be prepared
+    #: on its own; preparing the whole run at once is faster, never different.
+    ANY_PART = "any part"
+    #: A step must see every original of the run (``needs_all_texts``): callers prepare the
+    #: whole run up front, and cannot run it streamed without reading it all first.
+    WHOLE = "whole"
 
 
 @dataclass
@@ -189,13 +207,61 @@ class Pipeline:
         filtered = (name for step in self.filters for name in step.scores)
         return tuple(dict.fromkeys([*generated, *filtered]))
 
-    def prepare(self, texts: Sequence[str], labels: Sequence[Any] | None = None) -> None:
-        """Show every filter all the originals of a run once, before its batches (filters
-        such as ``label_integrity`` embed them here). :func:`augkit.augment` calls this;
-        call it yourself before :meth:`run` when driving a pipeline by hand."""
+    @property
+    def context_names(self) -> tuple[str, ...]:
+        """The logical names of the other columns this pipeline's augmenters read or rewrite
+        (``context_columns`` and ``rewrites_columns``), in order: each must be mapped to a
+        column of the data (``context_columns={"premise": "sentence_A"}``)."""
+        return tuple(dict.fromkeys(name for names in self.readers.values() for name in names))
+
+    @property
+    def rewritten_names(self) -> tuple[str, ...]:
+        """The logical names of the other columns this pipeline's augmenters may rewrite."""
+        return tuple(dict.fromkeys(name for leaf in self._generator.leaves() for name in leaf.augmenter.rewrites_columns))
+
+    @property
+    def label_setters(self) -> tuple[str, ...]:
+        """The augmenters (by label) of this pipeline that may set the label of the rows they
+        make (``sets_label``)."""
+        return tuple(leaf.label for leaf in self._generator.leaves() if leaf.augmenter.sets_label)
+
+    @property
+    def readers(self) -> dict[str, tuple[str, ...]]:
+        """Per augmenter (by label) that reads or rewrites other columns, their logical
+        names: what error messages name when a mapping is missing."""
+        return {leaf.label: leaf.names for leaf in self._generator.leaves() if leaf.names}
+
+    @property
+    def preparation(self) -> Preparation:
+        """Whether and how this pipeline's steps (augmenters and filters) must see the run's
+        originals before its batches: the one place callers ask (see :class:`Preparation`)."""
+        steps = [*(leaf.augmenter for leaf in self._generator.leaves()), *self.filters]
+        if any(step.needs_all_texts for step in steps):
+            return Preparation.WHOLE
+        if any(_overrides_prepare(step) for step in steps):
+            return Preparation.ANY_PART
+        return Preparation.NONE
+
+    def prepare(
+        self,
+        texts: Sequence[str],
+        labels: Sequence[Any] | None = None,
+        columns: Mapping[str, Sequence[Any]] | None = None,
+    ) -> None:
+        """Show every augmenter and filter all the originals of a run once, before its batches
+        (filters such as ``label_integrity`` embed them here; a label-conditioned generator
+        collects each label's examples), with their labels and their context columns (by
+        logical name). :func:`augkit.augment` calls this; call it yourself before :meth:`run`
+        when driving a pipeline by hand."""
         if labels is not None and len(labels) != len(texts):
             raise UsageError(f"prepare: {len(texts)} texts but {len(labels)} labels")
-        dataset = DatasetContext(texts=list(texts), labels=None if labels is None else list(labels))
+        for name, values in (columns or {}).items():
+            if len(values) != len(texts):
+                raise UsageError(f"prepare: {len(texts)} texts but {len(values)} values of context column {name!r}")
+        dataset = DatasetContext(texts=list(texts), labels=None if labels is None else list(labels),
+                                 columns={name: list(values) for name, values in (columns or {}).items()})
+        for leaf in self._generator.leaves():
+            leaf.augmenter.prepare(dataset)
         for step in self.filters:
             step.prepare(dataset)
 
@@ -270,8 +336,7 @@ class Pipeline:
     def _run_row_by_row(self, texts: list[str], n: int, seed: int, context: BatchContext, run: _RunSettings) -> BatchOutcome:
         outcome = BatchOutcome([], [], [], [] if run.trace else None)
         for index, text in enumerate(texts):
-            labels = None if context.labels is None else [context.labels[index]]
-            row = self._run_batch_with([text], n, seed, BatchContext(labels=labels), run)
+            row = self._run_batch_with([text], n, seed, context.take([index]), run)
             outcome.candidates += row.candidates
             outcome.reasons += row.reasons
             outcome.counts += row.counts
@@ -298,7 +363,9 @@ class Pipeline:
 
     def _run_batch(self, texts: list[str], n: int, seed: int, context: BatchContext, trace: bool = False) -> BatchOutcome:
         wanted = math.ceil(n * self.oversample)
-        candidates = self._generator.generate(texts, wanted, seed)
+        candidates = self._generator.generate(texts, wanted, seed, context)
+        if self.rewritten_names or self.label_setters:  # only such steps may return fields or labels
+            candidates = without_unchanged(candidates, context)
         reasons: list[str | None] = [None if c else NOTHING_GENERATED for c in candidates]
         counts = [[len(row)] for row in candidates]
         fates = _Fates(candidates) if trace else None
@@ -371,15 +438,39 @@ class _Leaf:
         self.key = key
         self.label = augmenter.name or type(augmenter).__name__
         self.spec = format_step(self.label, augmenter.changed_params())
+        self.names = tuple(dict.fromkeys((*augmenter.context_columns, *augmenter.rewrites_columns)))
+        self.takes_context = "context" in inspect.signature(type(augmenter).augment_batch).parameters
+        if self.names and not self.takes_context:
+            raise UsageError(
+                f"augmenter {self.label!r} declares context columns ({', '.join(self.names)}) but its augment_batch "
+                "takes no 'context' keyword: define augment_batch(self, texts, n, rngs, context)"
+            )
 
-    def generate(self, texts: list[str], n: int, seed: int) -> list[list[Candidate]]:
+    def generate(self, texts: list[str], n: int, seed: int, context: BatchContext) -> list[list[Candidate]]:
         make_rng = RowSeeder(seed, self.key).rng
-        output = self.augmenter.augment_batch(list(texts), n, [make_rng(text) for text in texts])
-        label = self.label
+        rngs = [make_rng(text) for text in texts]
+        if self.takes_context:
+            own = BatchContext(labels=context.labels, columns=own_columns(self.label, self.names, context, len(texts)))
+            output = self.augmenter.augment_batch(list(texts), n, rngs, context=own)
+        else:
+            output = self.augmenter.augment_batch(list(texts), n, rngs)
+        method = self.label
         return [
-            [Candidate(item, label) if type(item) is str else Candidate(item.text, label, dict(item.scores)) for item in row]
-            for row in _checked_output(label, texts, output, n)
+            [Candidate(item, method) if type(item) is str else self._candidate(item) for item in row]
+            for row in _checked_output(method, texts, output, n)
         ]
+
+    def _candidate(self, item: Candidate) -> Candidate:
+        """A copy of an augmenter's Candidate, labelled with this step, its rewritten fields and
+        label checked against what the augmenter declares."""
+        if item.fields:
+            check_fields(self.label, self.augmenter.rewrites_columns, item.fields)
+        if item.label is not None and not self.augmenter.sets_label:
+            raise AugmenterOutputError(
+                f"augmenter {self.label!r} set a candidate's label to {item.label!r} but does not declare sets_label = True",
+                kind=f"augmenter {self.label!r} set a label it does not declare",
+            )
+        return Candidate(item.text, self.label, dict(item.scores), dict(item.fields), item.label)
 
     def leaves(self) -> list[_Leaf]:
         return [self]
@@ -391,8 +482,8 @@ class _UnionNode:
         self.label = "+".join(m.label for m in members)
         self.spec = "+".join(m.spec for m in members)
 
-    def generate(self, texts: list[str], n: int, seed: int) -> list[list[Candidate]]:
-        per_member = [member.generate(texts, n, seed) for member in self.members]
+    def generate(self, texts: list[str], n: int, seed: int, context: BatchContext) -> list[list[Candidate]]:
+        per_member = [member.generate(texts, n, seed, context) for member in self.members]
         return [_interleave([rows[i] for rows in per_member]) for i in range(len(texts))]
 
     def leaves(self) -> list[_Leaf]:
@@ -405,16 +496,22 @@ class _ChainNode:
         self.label = ">".join(s.label for s in steps)
         self.spec = ">".join(f"({s.spec})" if isinstance(s, _UnionNode) else s.spec for s in steps)
 
-    def generate(self, texts: list[str], n: int, seed: int) -> list[list[Candidate]]:
-        rows = self.steps[0].generate(texts, n, seed)
+    def generate(self, texts: list[str], n: int, seed: int, context: BatchContext) -> list[list[Candidate]]:
+        rows = self.steps[0].generate(texts, n, seed, context)
         for step in self.steps[1:]:
             flat = [c.text for row in rows for c in row]
-            rewritten = iter(step.generate(flat, 1, seed))
-            rows = [[out[0] for out in (next(rewritten) for _ in row) if out] for row in rows]
-        return [[Candidate(c.text, self.label, c.scores) for c in row] for row in rows]
+            rewritten = iter(step.generate(flat, 1, seed, candidates_context(rows, context)))
+            rows = [[merged(c, out[0]) for c, out in ((c, next(rewritten)) for c in row) if out] for row in rows]
+        return [[Candidate(c.text, self.label, c.scores, c.fields, c.label) for c in row] for row in rows]
 
     def leaves(self) -> list[_Leaf]:
         return [leaf for step in self.steps for leaf in step.leaves()]
+
+
+def _overrides_prepare(step: Augmenter | Filter) -> bool:
+    """Whether a step does something in ``prepare`` (the base classes' does nothing)."""
+    base = Augmenter if isinstance(step, Augmenter) else Filter
+    return type(step).prepare is not base.prepare
 
 
 def _interleave(lists: list[list[Candidate]]) -> list[Candidate]:

@@ -8,8 +8,8 @@ docs/plugin-authors.md walks through writing a plugin with these names.
 Base classes
     :class:`Augmenter` (a method: ``augment`` or ``augment_batch``), :class:`Filter` (a step
     that keeps, drops or scores candidates), :class:`Candidate` (a text with its method and
-    scores), :class:`BatchContext` (what ``filter_batch`` knows of its rows),
-    :class:`DatasetContext` (what ``Filter.prepare`` sees once per run), :func:`check_sources`
+    scores), :class:`BatchContext` (what ``filter_batch`` and a context-reading ``augment_batch`` know of their rows),
+    :class:`DatasetContext` (what ``prepare`` of a filter or augmenter sees once per run), :func:`check_sources`
     (a filter's check that sources and candidate lists line up), :func:`first_distinct` (the
     first ``n`` distinct candidates of a lazy generator).
 Errors

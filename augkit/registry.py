@@ -18,7 +18,7 @@ from augkit.params import describe_parameters, instantiate, unknown_name_message
 #: could never be passed, so such a plugin class is refused at registration.
 RESERVED_PARAMETERS = frozenset(
     {"data", "method", "n", "seed", "text_column", "label_column", "keep_original",
-     "progress", "batch_size", "coerce", "workers", "row_timeout", "strict", "trace"}
+     "progress", "batch_size", "coerce", "workers", "row_timeout", "strict", "trace", "context_columns"}
 )
 #: The commands of augkit's own command line (``augkit.cli``); a plugin command cannot take
 #: these names.

@@ -13,9 +13,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
 
 from augkit.candidate import Candidate
 from augkit.filters.base import BatchContext
@@ -24,8 +23,8 @@ from augkit.run_options import RunOptions
 from augkit.trace import entry_from_tuple
 from augkit.termination import deferred_termination
 
-#: (texts, labels or None) of one batch.
-Batch = tuple[list[str], "Sequence[Any] | None"]
+#: (texts, their labels and context columns) of one batch.
+Batch = tuple[list[str], BatchContext]
 
 _worker_pipeline: Pipeline | None = None
 
@@ -38,8 +37,8 @@ def run_batches(
     number of batches, when known) lets small jobs spread over every worker."""
     workers = options.workers
     if workers == 1:
-        for texts, labels in batches:
-            yield _run(pipeline, texts, labels, options)
+        for texts, batch_context in batches:
+            yield _run(pipeline, texts, batch_context, options)
         return
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     threads = max(1, (os.cpu_count() or 1) // workers)
@@ -50,7 +49,7 @@ def run_batches(
         pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_set_worker_pipeline, initargs=(pipeline, threads))
         finished = False
         try:
-            tasks = ((texts, labels, options) for texts, labels in batches)
+            tasks = ((texts, batch_context, options) for texts, batch_context in batches)
             chunksize = 16 if total is None else max(1, min(16, total // (workers * 4)))
             for rows, reasons, counts, traces in pool.map(_run_in_worker, tasks, chunksize=chunksize):
                 yield BatchOutcome([[Candidate(*fields) for fields in row] for row in rows], reasons, counts,
@@ -80,14 +79,14 @@ def _set_worker_pipeline(pipeline: Pipeline, threads: int) -> None:
         sys.modules["torch"].set_num_threads(threads)
 
 
-def _run(pipeline: Pipeline, texts: list[str], labels: Sequence[Any] | None, options: RunOptions) -> BatchOutcome:
-    return pipeline.run_batch(texts, options.n, options.seed, BatchContext(labels=labels), trace=options.trace,
+def _run(pipeline: Pipeline, texts: list[str], batch_context: BatchContext, options: RunOptions) -> BatchOutcome:
+    return pipeline.run_batch(texts, options.n, options.seed, batch_context, trace=options.trace,
                               strict=options.strict, row_timeout=options.row_timeout)
 
 
 def _run_in_worker(task: tuple) -> tuple:
-    texts, labels, options = task
-    outcome = _run(_worker_pipeline, texts, labels, options)
+    texts, batch_context, options = task
+    outcome = _run(_worker_pipeline, texts, batch_context, options)
     # Plain tuples pickle faster than Candidate objects on the way back.
     traces = None if outcome.traces is None else [[e.as_tuple() for e in row] for row in outcome.traces]
-    return [[(c.text, c.method, c.scores) for c in row] for row in outcome.candidates], outcome.reasons, outcome.counts, traces
+    return [[(c.text, c.method, c.scores, c.fields, c.label) for c in row] for row in outcome.candidates], outcome.reasons, outcome.counts, traces

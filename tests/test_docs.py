@@ -84,3 +84,21 @@ def test_the_plugin_guides_scored_augmenter_example_runs_as_copied():
     assert out == [["I LOST MY CARD"]]
     frame = augkit.augment(__import__("pandas").DataFrame({"text": ["I lost my card"]}), namespace["Ranked"](), n=1, seed=0)
     assert frame["augkit_method"].tolist()[1] == "ranked" and frame["augkit_confidence"].tolist()[1] == 0.9
+
+
+def test_the_plugin_guides_context_reading_pair_augmenter_runs_as_copied(shared_data):
+    import pandas as pd
+
+    block = next(b for b in _python_blocks("plugin-authors.md") if "class NegateEntailed" in b)
+    namespace = {"augkit": augkit}
+    exec(compile(block, "plugin-authors.md", "exec"), namespace)
+    sick = pd.read_csv(shared_data / "sick" / "brmson" / "SICK_trial.txt", sep="\t").head(40)
+    out = augkit.augment(sick, namespace["NegateEntailed"](), n=1, seed=0, text_column="sentence_B",
+                         label_column="entailment_judgment", context_columns={"premise": "sentence_A"})
+    augmented = out[out["augkit_method"].notna()]
+    negated = augmented[augmented["augkit_label_from"].notna()]
+    assert len(negated) and (negated["entailment_judgment"] == "CONTRADICTION").all()
+    assert (negated["augkit_changed"] == "sentence_B,entailment_judgment").all()
+    rewritten = augmented[augmented["augkit_label_from"].isna()]
+    assert len(rewritten) and (rewritten["augkit_changed"] == "sentence_A").all()
+    assert rewritten["sentence_A"].str.contains("'s ").all()

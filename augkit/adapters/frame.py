@@ -23,6 +23,7 @@ from augkit.errors import InputError
 from augkit.inputs import coerced_text, is_missing
 from augkit.pipeline import Pipeline
 from augkit.report import AugmentationReport
+from augkit.row_context import CHANGED_COLUMN, LABEL_FROM_COLUMN, changed_columns, check_context_columns
 from augkit.run_options import RunOptions
 
 
@@ -37,15 +38,20 @@ def augment_frame(
     carry_counts: bool = False,
     prepared: bool = False,
     on_rows: Callable[[int], None] | None = None,
+    context_columns: dict[str, str] | None = None,
 ) -> tuple[Any, AugmentationReport]:
     """Augment ``frame`` (see the module docstring). ``carry_counts`` adds the helper columns
     of :mod:`augkit.adapters.carried_counts` to the original rows (for backends that count
     rows elsewhere; needs ``keep_original``). With ``options.trace`` the report holds the
-    trace, each source named by its index label (and carried along with the counts)."""
+    trace, each source named by its index label (and carried along with the counts).
+    ``context_columns`` maps the logical names the pipeline's augmenters read to columns of
+    ``frame`` (:mod:`augkit.row_context`)."""
     import numpy as np
     import pandas as pd
 
+    mapping = dict(context_columns or {})
     check_columns(list(frame.columns), text_column, label_column)
+    check_context_columns(mapping, list(frame.columns), text_column, label_column)
     row_labels = frame.index
     values = frame[text_column].tolist()
     labels = frame[label_column].tolist() if label_column is not None else None
@@ -55,6 +61,7 @@ def augment_frame(
         options,
         describe_row=lambda i: f"column {text_column!r}, row {row_labels[i]!r}",
         labels=labels,
+        columns={name: frame[column].tolist() for name, column in mapping.items()},
         prepared=prepared,
         on_rows=on_rows,
     )
@@ -63,7 +70,7 @@ def augment_frame(
             for entry in entries:
                 entry.source = row_labels[position]
         result.report.trace = [entry for entries in result.traces for entry in entries]
-    positions, new_texts, methods = [], [], []
+    positions, new_texts, methods, made = [], [], [], []
     scores = score_columns(result.candidates, pipeline.score_names)
     score_values: dict[str, list[float]] = {name: [] for name in scores}
     for position, row in enumerate(result.candidates):
@@ -71,12 +78,14 @@ def augment_frame(
             positions.append(position)
             new_texts.append(None)
             methods.append(None)
+            made.append(None)
             for name in scores:
                 score_values[name].append(np.nan)
         for candidate in row:
             positions.append(position)
             new_texts.append(candidate.text)
             methods.append(candidate.method)
+            made.append(candidate)
             for name in scores:
                 score_values[name].append(candidate.scores.get(name.removeprefix("augkit_"), np.nan))
     out = frame.take(positions).reset_index(drop=True)
@@ -85,6 +94,8 @@ def augment_frame(
     out[METHOD_COLUMN] = pd.Series(methods, dtype=object)
     for name in scores:
         out[name] = pd.Series(score_values[name], dtype=float)
+    if pipeline.rewritten_names or pipeline.label_setters:
+        _write_rewrites(out, frame, positions, made, text_column, label_column, mapping, bool(pipeline.label_setters))
     if carry_counts:
         originals = [text is None for text in new_texts]
         out[REASON_COLUMN] = pd.Series([result.reasons[p] if first else None for p, first in zip(positions, originals)], dtype=object)
@@ -127,6 +138,51 @@ def check_columns(columns: list, text_column: str, label_column: str | None) -> 
         if name is not None and name not in columns:
             raise InputError(f"{role} column {name!r} not found; columns are: {', '.join(map(str, columns))}")
     check_free_columns(columns)
+
+
+def _write_rewrites(out: Any, frame: Any, positions: list[int], made: list, text_column: str, label_column: str | None,
+                    mapping: dict[str, str], sets_labels: bool) -> None:
+    """Pair augmentation: the other columns and labels candidates rewrote, into their output
+    rows, and what changed in ``augkit_changed`` (and ``augkit_label_from``)."""
+    import pandas as pd
+
+    taken = [c for c in (CHANGED_COLUMN, LABEL_FROM_COLUMN) if c in frame.columns]
+    if taken:
+        raise InputError(f"input already has augkit provenance column(s) {', '.join(taken)}; rename or drop them first")
+    for name, column in mapping.items():
+        if any(c is not None and name in c.fields for c in made):
+            out[column] = _text_column(frame[column], positions, [None if c is None else c.fields.get(name) for c in made])
+    sources = frame[text_column].tolist()
+    out[CHANGED_COLUMN] = pd.Series(
+        [None if c is None else changed_columns(c, sources[p], text_column, mapping, label_column) for p, c in zip(positions, made)],
+        dtype=object,
+    )
+    if not sets_labels:
+        return
+    original = frame[label_column].tolist()
+    relabelled = [c is not None and c.label is not None for c in made]
+    out[LABEL_FROM_COLUMN] = pd.Series([original[p] if changed else None for p, changed in zip(positions, relabelled)],
+                                       dtype=object)
+    if any(relabelled):
+        out[label_column] = _label_column(frame[label_column], positions, [c.label if changed else None
+                                                                          for c, changed in zip(made, relabelled)])
+
+
+def _label_column(original: Any, positions: list[int], new_labels: list) -> Any:
+    """The output label column: original labels, with the labels candidates set; the original
+    dtype kept when it holds the new labels."""
+    import pandas as pd
+
+    taken = original.take(positions).reset_index(drop=True)
+    values = taken.to_numpy(dtype=object, copy=True)
+    for index, label in enumerate(new_labels):
+        if label is not None:
+            values[index] = label
+    try:
+        kept = pd.Series(values, dtype=taken.dtype)
+    except (TypeError, ValueError):
+        return pd.Series(values, dtype=object)
+    return kept if kept.tolist() == values.tolist() else pd.Series(values, dtype=object)
 
 
 def _text_column(original: Any, positions: list[int], new_texts: list[str | None]) -> Any:

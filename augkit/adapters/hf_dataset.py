@@ -33,8 +33,9 @@ from augkit.adapters.frame import check_columns
 from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
 from augkit.engine import prepare_pipeline, run_pipeline
 from augkit.errors import UsageError
-from augkit.pipeline import Pipeline
+from augkit.pipeline import Pipeline, Preparation
 from augkit.report import AugmentationReport
+from augkit.row_context import CHANGED_COLUMN, LABEL_FROM_COLUMN, changed_columns, check_context_columns
 from augkit.run_options import RunOptions
 
 _PLACEHOLDER = "__augkit_placeholder"  # a row emitted only to carry a reason (keep_original=False)
@@ -48,38 +49,46 @@ def augment_dataset(
     label_column: str | None,
     keep_original: bool,
     options: RunOptions,
+    context_columns: dict[str, str] | None = None,
 ) -> tuple[Any, AugmentationReport]:
     """Augment a ``Dataset`` (``options.workers`` map processes) or an ``IterableDataset``
     (lazily). With ``options.trace``, the report holds the trace of a ``Dataset`` (each
-    source named by its position); an ``IterableDataset`` has none (nothing has run yet)."""
+    source named by its position); an ``IterableDataset`` has none (nothing has run yet).
+    ``context_columns`` maps the logical names the pipeline's augmenters read to columns
+    (:mod:`augkit.row_context`)."""
     import datasets
 
+    mapping = dict(context_columns or {})
     batch_size, workers = options.batch_size, options.workers
     streaming = isinstance(dataset, datasets.IterableDataset)
     columns = list(dataset.column_names or []) if streaming else list(dataset.column_names)
     check_columns(columns, text_column, label_column)
-    features = _output_features(dataset.features, pipeline.score_names) if dataset.features is not None else None
-    if options.n > 0 and not streaming and _filters_prepare(pipeline):
-        # Filters compare candidates with all originals (label_integrity): show them the
-        # whole column once, not one map batch at a time.
+    check_context_columns(mapping, columns, text_column, label_column)
+    features = (_output_features(dataset.features, pipeline, label_column)
+                if dataset.features is not None else None)
+    if options.n > 0 and not streaming and pipeline.preparation is not Preparation.NONE:
+        # Steps compare candidates with all originals (label_integrity) or collect each label's
+        # examples: show them the whole column once, not one map batch at a time.
         prepare_pipeline(
             pipeline,
             dataset[text_column],
             describe_row=lambda i: f"column {text_column!r}, row {i}",
             coerce=options.coerce,
             labels=dataset[label_column] if label_column is not None else None,
+            columns={name: dataset[column] for name, column in mapping.items()},
         )
     if streaming:
-        if any(getattr(step, "needs_all_texts", False) for step in pipeline.filters):
+        if pipeline.preparation is Preparation.WHOLE:
             raise UsageError(
-                "a filter of this pipeline compares candidates with every original text, which a streamed "
-                "IterableDataset cannot show it up front; augment a datasets.Dataset instead"
+                "a step of this pipeline must see every original text before the first batch (needs_all_texts), "
+                "which a streamed IterableDataset cannot show it up front; augment a datasets.Dataset instead"
             )
         mapper = _BatchAugmenter(pipeline, text_column, label_column, keep_original, options.replace(trace=False),
-                                 with_reasons=False)
+                                 with_reasons=False, mapping=mapping)
         return dataset.map(mapper, batched=True, batch_size=batch_size, with_indices=True, features=features), AugmentationReport()
 
-    mapper = _BatchAugmenter(pipeline, text_column, label_column, keep_original, options, with_reasons=True)
+    mapper = _BatchAugmenter(pipeline, text_column, label_column, keep_original, options, with_reasons=True,
+                             mapping=mapping)
     with_reasons = features.copy()
     with_reasons[REASON_COLUMN] = datasets.Value("string")
     with_reasons[COUNTS_COLUMN] = datasets.Value("string")
@@ -116,7 +125,8 @@ def _trace(mapped: Any) -> list:
 class _BatchAugmenter:
     """The function ``map`` calls on each batch (a class, so it pickles to worker processes)."""
 
-    def __init__(self, pipeline, text_column, label_column, keep_original, options: RunOptions, *, with_reasons):
+    def __init__(self, pipeline, text_column, label_column, keep_original, options: RunOptions, *, with_reasons,
+                 mapping: dict[str, str]):
         self.pipeline = pipeline
         self.text_column = text_column
         self.label_column = label_column
@@ -124,6 +134,8 @@ class _BatchAugmenter:
         # datasets' map shows its own bar and runs the worker processes
         self.options = options.replace(progress=False, workers=1)
         self.with_reasons = with_reasons
+        self.mapping = mapping
+        self.rewrites = bool(pipeline.rewritten_names or pipeline.label_setters)
 
     def __call__(self, batch: dict[str, list], indices: list[int]) -> dict[str, list]:
         text_column = self.text_column
@@ -133,6 +145,7 @@ class _BatchAugmenter:
             self.options,
             describe_row=lambda i: f"column {text_column!r}, row {indices[i]}",
             labels=batch[self.label_column] if self.label_column is not None else None,
+            columns={name: batch[column] for name, column in self.mapping.items()},
             prepared=True,
         )
         traced = self.with_reasons and result.traces is not None
@@ -140,16 +153,22 @@ class _BatchAugmenter:
         score_columns = [f"augkit_{name}" for name in scores]
         extra = [REASON_COLUMN, COUNTS_COLUMN, _PLACEHOLDER] if self.with_reasons else []
         extra += [TRACE_COLUMN] if traced else []
-        out: dict[str, list] = {name: [] for name in [*batch, SOURCE_COLUMN, METHOD_COLUMN, *score_columns, *extra]}
+        pair = _pair_columns(self.pipeline) if self.rewrites else []
+        out: dict[str, list] = {name: [] for name in [*batch, SOURCE_COLUMN, METHOD_COLUMN, *score_columns, *pair, *extra]}
         reasons = _reasons_by_row(result, len(batch[text_column]))
         for position, row in enumerate(result.candidates):
-            emitted = [(None, None, {}, False)] if self.keep_original else []
-            emitted += [(c.text, c.method, c.scores, False) for c in row]
+            emitted = [(None, None, {}, False, None)] if self.keep_original else []
+            emitted += [(c.text, c.method, c.scores, False, c) for c in row]
             if not emitted and self.with_reasons:
-                emitted = [(None, None, {}, True)]  # carries the reason; dropped after map
-            for number, (text, method, candidate_scores, placeholder) in enumerate(emitted):
+                emitted = [(None, None, {}, True, None)]  # carries the reason; dropped after map
+            for number, (text, method, candidate_scores, placeholder, candidate) in enumerate(emitted):
                 for name, column in batch.items():
                     out[name].append(text if name == text_column and text is not None else column[position])
+                if candidate is not None and self.rewrites:
+                    self._write_rewrites(out, batch, position, candidate)
+                elif self.rewrites:
+                    for name in pair:
+                        out[name].append(None)
                 out[SOURCE_COLUMN].append(indices[position])
                 out[METHOD_COLUMN].append(method)
                 for name, column_name in zip(scores, score_columns):
@@ -161,6 +180,26 @@ class _BatchAugmenter:
                 if traced:
                     out[TRACE_COLUMN].append(encode_traces(result.traces[position]) if number == 0 else None)
         return out
+
+
+    def _write_rewrites(self, out: dict[str, list], batch: dict[str, list], position: int, candidate) -> None:
+        """Pair augmentation: the fields and label ``candidate`` rewrote, over the values its
+        row got from the source row, and what changed."""
+        for name, column in self.mapping.items():
+            if name in candidate.fields:
+                out[column][-1] = candidate.fields[name]
+        out[CHANGED_COLUMN].append(changed_columns(candidate, batch[self.text_column][position], self.text_column,
+                                                   self.mapping, self.label_column))
+        if self.pipeline.label_setters:
+            changed = candidate.label is not None
+            if changed:
+                out[self.label_column][-1] = candidate.label
+            out[LABEL_FROM_COLUMN].append(batch[self.label_column][position] if changed else None)
+
+
+def _pair_columns(pipeline: Pipeline) -> list[str]:
+    """The provenance columns of pair augmentation this pipeline's output gets."""
+    return [CHANGED_COLUMN, *([LABEL_FROM_COLUMN] if pipeline.label_setters else [])]
 
 
 def _reasons_by_row(result, rows: int) -> list[str]:
@@ -183,22 +222,18 @@ def _report(mapped: Any, rows: int, keep_original: bool, n: int, count_names: tu
     )
 
 
-def _filters_prepare(pipeline: Pipeline) -> bool:
-    """Whether any filter of ``pipeline`` does something in ``prepare`` (else skip the pass
-    over the whole text column)."""
-    from augkit.filters.base import Filter
-
-    return any(type(step).prepare is not Filter.prepare for step in pipeline.filters)
-
-
-def _output_features(features: Any, score_names) -> Any:
+def _output_features(features: Any, pipeline: Pipeline, label_column: str | None) -> Any:
     import datasets
 
     out = features.copy()
     out[SOURCE_COLUMN] = datasets.Value("int64")
     out[METHOD_COLUMN] = datasets.Value("string")
-    for name in score_names:
+    for name in pipeline.score_names:
         out[f"augkit_{name}"] = datasets.Value("float64")
+    if pipeline.rewritten_names or pipeline.label_setters:
+        out[CHANGED_COLUMN] = datasets.Value("string")
+    if pipeline.label_setters and label_column is not None:
+        out[LABEL_FROM_COLUMN] = features[label_column]
     return out
 
 

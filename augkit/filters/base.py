@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from augkit.candidate import Candidate
@@ -13,19 +13,32 @@ from augkit.errors import InputError
 
 @dataclass(frozen=True)
 class BatchContext:
-    """What a filter may know beyond the texts: labels of the batch's sources (when the
-    caller named a label column), aligned with the sources."""
+    """What a step may know beyond the texts, aligned with the batch's source rows: their
+    labels (when the caller named a label column) and their context columns, by the logical
+    names steps declare (``{"premise": [...]}``; see :attr:`augkit.Augmenter.context_columns`)."""
 
     labels: Sequence[Any] | None = None
+    columns: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+
+    def take(self, positions: Sequence[int]) -> BatchContext:
+        """The context of the rows at ``positions`` (which may repeat), in that order: for a
+        batch run again row by row, or a chain step rewriting each candidate of a row."""
+        return BatchContext(
+            labels=None if self.labels is None else [self.labels[i] for i in positions],
+            columns={name: [values[i] for i in positions] for name, values in self.columns.items()},
+        )
 
 
 @dataclass(frozen=True)
 class DatasetContext:
     """Every original text of the run (missing and blank ones left out) with its label
-    (when the caller named a label column), given to :meth:`Filter.prepare` once per run."""
+    (when the caller named a label column) and its context columns (by logical name, as in
+    :class:`BatchContext`), given to :meth:`Filter.prepare` and :meth:`augkit.Augmenter.prepare`
+    once per run."""
 
     texts: Sequence[str]
     labels: Sequence[Any] | None = None
+    columns: Mapping[str, Sequence[Any]] = field(default_factory=dict)
 
 
 class Filter(Configurable):

@@ -26,6 +26,9 @@ DUPLICATE_OF_EARLIER = "repeat"
 class ExactDuplicateFilter(Filter):
     """Drops candidates identical to their source or to an earlier candidate.
 
+    A candidate that also rewrites other columns or the label (pair augmentation) is a
+    duplicate only of one that rewrites them the same way.
+
     Texts are compared after collapsing runs of whitespace (so ``"a  b"`` equals ``"a b"``),
     and, as the options say, whatever their letter case and final punctuation. Of candidates
     that count as the same, the first is kept.
@@ -101,6 +104,16 @@ class ExactDuplicateFilter(Filter):
     def filter_batch(self, sources, candidates, context):
         result = []
         for source, row in zip(sources, candidates):
-            verdicts = self.repeats(source, [candidate.text for candidate in row])
+            verdicts = self.repeats(source, [_compared(candidate) for candidate in row])
             result.append([candidate for candidate, verdict in zip(row, verdicts) if verdict is None])
         return result
+
+
+def _compared(candidate: Candidate) -> str:
+    """What the duplicate rule compares of a candidate: its text, and for pair augmentation
+    the other columns and the label it rewrote (NUL-separated, so such a candidate is never
+    the source again, and repeats only one that rewrote them the same way)."""
+    if not candidate.fields and candidate.label is None:
+        return candidate.text
+    fields = "\0".join(f"{name}={value}" for name, value in sorted(candidate.fields.items()))
+    return f"{candidate.text}\0{fields}\0{candidate.label!r}"
