@@ -110,6 +110,16 @@ _LAZY = {
     # model runtime (augkit.models): resolution of model specs, sharing, batching
     "DEFAULT_TOKEN_BUDGET": "augkit.models",
     "MODEL_DIR_ENV": "augkit.models",
+    "PAD_MULTIPLE": "augkit.models",
+    # the model families: seq2seq, masked LM, causal LM, sequence-pair classifier, encoder
+    "CausalLM": "augkit.models",
+    "Fill": "augkit.models",
+    "MaskedLM": "augkit.models",
+    "PairClassifier": "augkit.models",
+    "SentenceEncoder": "augkit.models",
+    "load_causal_lm": "augkit.models",
+    "load_masked_lm": "augkit.models",
+    "load_pair_classifier": "augkit.models",
     "GenerationResult": "augkit.models",
     "ModelSource": "augkit.models",
     "ModelSpec": "augkit.models",
@@ -124,9 +134,9 @@ _LAZY = {
     "split_sentences": "augkit.models",
     "token_budget_batches": "augkit.models",
     # the sentence encoder (shared, batched)
-    "get_encoder": "augkit.encoders",
-    "cosine_matrix": "augkit.encoders",
-    "pairwise_cosine": "augkit.encoders",
+    "get_encoder": "augkit.models.encoder",
+    "cosine_matrix": "augkit.models.encoder",
+    "pairwise_cosine": "augkit.models.encoder",
     # pipelines and the registry: a method that runs other methods or filters by name
     "Pipeline": "augkit.pipeline",
     "TraceEntry": "augkit.trace",
@@ -143,6 +153,9 @@ _LAZY = {
     "progress_bar": "augkit.progress",
     # metrics
     "edit_distance_ratio": "augkit.metrics",
+    # scorers and rankers: a plugin's own scorer subclasses Scorer
+    "Scorer": "augkit.filters.scorer",
+    "RankFilter": "augkit.filters.rank",
 }
 
 __all__ = [

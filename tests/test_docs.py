@@ -102,3 +102,30 @@ def test_the_plugin_guides_context_reading_pair_augmenter_runs_as_copied(shared_
     rewritten = augmented[augmented["augkit_label_from"].isna()]
     assert len(rewritten) and (rewritten["augkit_changed"] == "sentence_A").all()
     assert rewritten["sentence_A"].str.contains("'s ").all()
+
+
+def test_the_plugin_guides_complete_example_runs_as_copied(shared_data, tiny_masked_lm):
+    import pandas as pd
+
+    from augkit.plugin import RankFilter
+
+    block = next(b for b in _python_blocks("plugin-authors.md") if "class ContextFill" in b)
+    namespace = {"__name__": "plugin_guide_example"}
+    exec(compile(block, "plugin-authors.md", "exec"), namespace)  # nothing but the block itself
+    sick = pd.read_csv(shared_data / "sick" / "brmson" / "SICK_trial.txt", sep="\t").head(30)
+
+    def run(workers):
+        pipeline = augkit.Pipeline(namespace["ContextFill"](model=str(tiny_masked_lm)), [RankFilter(fill_logprob=1.0)])
+        return augkit.augment(sick, pipeline, n=2, seed=0, text_column="sentence_B", workers=workers,
+                              context_columns={"previous": "sentence_A"})
+
+    out = run(1)
+    added = out[out["augkit_method"] == "context-fill"]
+    assert len(added) > 20 and added["augkit_fill_logprob"].lt(0).all()
+    for source, group in added.groupby("augkit_source"):
+        original = sick.loc[source, "sentence_B"].split()
+        assert group["augkit_fill_logprob"].is_monotonic_decreasing  # rank put the likeliest first
+        for text in group["sentence_B"]:
+            words = text.split()
+            assert len(words) == len(original) and sum(a != b for a, b in zip(words, original)) == 1
+    pd.testing.assert_frame_equal(out, run(2))  # the model reloads in each worker: same rows
