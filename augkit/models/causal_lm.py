@@ -16,7 +16,8 @@ from typing import Any
 from augkit.errors import InvalidParameterError
 from augkit.models.batching import DEFAULT_TOKEN_BUDGET, pad_rows, token_budget_batches
 from augkit.models.device import seeded_torch
-from augkit.models.limits import model_input_limit, warn_cut
+from augkit.models.limits import warn_cut
+from augkit.models.loaded import LoadedModel
 from augkit.progress import progress_bar
 from augkit.seeding import RowSeeder
 
@@ -24,7 +25,7 @@ from augkit.seeding import RowSeeder
 GENERATION_SEED_KEY = "causal-lm-generate"
 
 
-class CausalLM:
+class CausalLM(LoadedModel):
     """A loaded causal language model and its tokenizer; get one with
     :func:`augkit.models.load_causal_lm` (shared per process) rather than building it.
 
@@ -35,26 +36,12 @@ class CausalLM:
     [[' declined at the shop', ' stolen last night.']]
     """
 
-    def __init__(self, name: str, model: Any, tokenizer: Any, device: str):
-        self.name = name
-        self.model = model
-        self.tokenizer = tokenizer
-        self.device = device
-
-    @property
-    def max_input_tokens(self) -> int:
-        """The model's context, in tokens."""
-        return model_input_limit(self.model, self.tokenizer)
-
     @property
     def start_token_id(self) -> int | None:
         """The token a text is scored (and a prompt continued) after: BOS, or EOS when the
         tokenizer has no BOS (GPT-2's ``<|endoftext|>`` is both)."""
         bos = self.tokenizer.bos_token_id
         return bos if bos is not None else self.tokenizer.eos_token_id
-
-    def __repr__(self) -> str:
-        return f"CausalLM({self.name!r}, device={self.device!r})"
 
     # -- scoring ------------------------------------------------------------------------
 

@@ -13,7 +13,8 @@ from typing import Any, NamedTuple
 
 from augkit.errors import InvalidParameterError
 from augkit.models.batching import DEFAULT_TOKEN_BUDGET, pad_rows, token_budget_batches
-from augkit.models.limits import model_input_limit, warn_cut
+from augkit.models.limits import warn_cut
+from augkit.models.loaded import LoadedModel
 from augkit.progress import progress_bar
 
 #: A character span of a text: ``text[start:end]`` is replaced by one mask token
@@ -29,7 +30,7 @@ class Fill(NamedTuple):
     logprob: float
 
 
-class MaskedLM:
+class MaskedLM(LoadedModel):
     """A loaded masked language model and its tokenizer; get one with
     :func:`augkit.models.load_masked_lm` (shared per process) rather than building it.
 
@@ -41,10 +42,7 @@ class MaskedLM:
     def __init__(self, name: str, model: Any, tokenizer: Any, device: str):
         if tokenizer.mask_token_id is None:
             raise InvalidParameterError(f"model {name!r} has no mask token: it is not a masked language model")
-        self.name = name
-        self.model = model
-        self.tokenizer = tokenizer
-        self.device = device
+        super().__init__(name, model, tokenizer, device)
         # Fills are words: never propose [CLS], [SEP], [PAD], [UNK] or [MASK] itself.
         self._special_ids = sorted(set(tokenizer.all_special_ids))
 
@@ -52,14 +50,6 @@ class MaskedLM:
     def mask_token(self) -> str:
         """The tokenizer's mask token (``[MASK]`` for BERT)."""
         return self.tokenizer.mask_token
-
-    @property
-    def max_input_tokens(self) -> int:
-        """The longest input the model reads, in tokens (special tokens included)."""
-        return model_input_limit(self.model, self.tokenizer)
-
-    def __repr__(self) -> str:
-        return f"MaskedLM({self.name!r}, device={self.device!r})"
 
     def mask_spans(self, text: str, spans: Sequence[Span]) -> str:
         """``text`` with each character span replaced by the mask token.

@@ -13,11 +13,12 @@ from typing import Any
 
 from augkit.errors import InvalidParameterError
 from augkit.models.batching import DEFAULT_TOKEN_BUDGET, pad_rows, token_budget_batches
-from augkit.models.limits import model_input_limit, warn_cut
+from augkit.models.limits import warn_cut
+from augkit.models.loaded import LoadedModel
 from augkit.progress import progress_bar
 
 
-class PairClassifier:
+class PairClassifier(LoadedModel):
     """A loaded sequence-pair classifier and its tokenizer; get one with
     :func:`augkit.models.load_pair_classifier` (shared per process) rather than building it.
 
@@ -28,25 +29,11 @@ class PairClassifier:
     [{'entailment': 0.91, 'neutral': 0.07, 'contradiction': 0.02}]
     """
 
-    def __init__(self, name: str, model: Any, tokenizer: Any, device: str):
-        self.name = name
-        self.model = model
-        self.tokenizer = tokenizer
-        self.device = device
-
     @property
     def labels(self) -> tuple[str, ...]:
         """Class names in the order of the model's outputs (``config.id2label``)."""
         id2label = self.model.config.id2label
         return tuple(str(id2label[i]) for i in range(self.model.config.num_labels))
-
-    @property
-    def max_input_tokens(self) -> int:
-        """The longest pair the model reads, in tokens (special tokens included)."""
-        return model_input_limit(self.model, self.tokenizer)
-
-    def __repr__(self) -> str:
-        return f"PairClassifier({self.name!r}, device={self.device!r})"
 
     def predict(
         self,

@@ -21,6 +21,7 @@ from augkit.models.batching import (
     token_budget_batches,
 )
 from augkit.models.device import seeded_torch
+from augkit.models.loaded import LoadedModel
 from augkit.models.long_inputs import Piece, pack_pieces
 from augkit.progress import progress_bar
 
@@ -69,7 +70,7 @@ class _Unit:
     ids: tuple[int, ...]
 
 
-class Seq2SeqModel:
+class Seq2SeqModel(LoadedModel):
     """A loaded seq2seq model and its tokenizer; get one with
     :func:`augkit.models.load_seq2seq` (shared per process) rather than building it.
 
@@ -78,21 +79,12 @@ class Seq2SeqModel:
     [["Où est ma carte ?", "Où est ma carte?"]]
     """
 
-    def __init__(self, name: str, model: Any, tokenizer: Any, device: str):
-        self.name = name
-        self.model = model
-        self.tokenizer = tokenizer
-        self.device = device
-
     @property
     def max_input_tokens(self) -> int:
         """The longest input the model accepts, in tokens (end-of-sequence included)."""
         limits = [getattr(self.model.config, "max_position_embeddings", None), self.tokenizer.model_max_length]
         usable = [int(limit) for limit in limits if isinstance(limit, int) and 0 < limit < 1_000_000]
         return min(usable) if usable else FALLBACK_MAX_INPUT_TOKENS
-
-    def __repr__(self) -> str:
-        return f"Seq2SeqModel({self.name!r}, device={self.device!r})"
 
     # -- generation ---------------------------------------------------------------------
 
