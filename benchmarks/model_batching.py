@@ -12,6 +12,11 @@ ones. Workloads, on ``--texts`` distinct BANKING77 test texts, each timed ``--re
   all texts in one call (token-budget batches) against one call per text;
 - causal LM: ``CausalLM.mean_logprob(texts)``, one call against one call per text.
 
+Each is also timed against the peer way of doing it one text at a time with transformers
+itself, on the same loaded model: the ``fill-mask`` pipeline per masked text (top 5, as
+nlpaug's contextual word substitution and most augmentation code call it), and per text
+``model(ids, labels=ids).loss`` (transformers' documented perplexity recipe).
+
 The run checks that both ways give the same results (largest difference printed), and
 writes the medians and ratios as JSON.
 
@@ -107,6 +112,8 @@ def main() -> None:
         single, single_scores = timed("causal LM, one by one", lambda: [causal.mean_logprob([t])[0] for t in texts], args.repeats)
         score_difference = max(abs(a - b) for a, b in zip(batched_scores, single_scores))
         results["causal_lm"] = _entry(batched, single, len(texts), score_difference, True)
+        results["masked_lm"]["peer"] = _peer_fill_mask(masked, texts, spans, args.repeats, results["masked_lm"]["batched_s"])
+        results["causal_lm"]["peer"] = _peer_causal_loss(causal, texts, args.repeats, results["causal_lm"]["batched_s"])
         clear_model_cache()
 
     print(f"{len(texts)} distinct BANKING77 texts, torch {torch.__version__}, {args.threads} threads, median of {args.repeats}")
@@ -114,9 +121,40 @@ def main() -> None:
     for name, label in (("masked_lm", "masked-LM fill (BERT-base)"), ("causal_lm", "causal-LM score (GPT-2 small)")):
         entry = results[name]
         print(f"{label:<28}{entry['batched_s']:>10.2f}{entry['one_by_one_s']:>14.2f}{entry['ratio']:>7.1f}x{entry['max_difference']:>11.1e}")
+        peer = entry["peer"]
+        print(f"{'  peer: ' + peer['how']:<42}{peer['one_by_one_s']:>10.2f} s, batched augkit {peer['ratio']:.1f}x faster")
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+
+
+def _peer_fill_mask(masked, texts, spans, repeats: int, batched_s: float) -> dict:
+    """transformers' fill-mask pipeline, one masked text per call, top 5."""
+    from transformers import pipeline
+
+    fill = pipeline("fill-mask", model=masked.model, tokenizer=masked.tokenizer, device=-1, top_k=5)
+    masked_texts = [masked.mask_spans(text, span) for text, span in zip(texts, spans)]
+    fill(masked_texts[0])  # warm-up
+    seconds, _ = timed("masked LM, peer fill-mask pipeline one by one", lambda: [fill(t) for t in masked_texts], repeats)
+    return {"how": "fill-mask pipeline, one text per call", "one_by_one_s": round(seconds, 3), "ratio": round(seconds / batched_s, 2)}
+
+
+def _peer_causal_loss(causal, texts, repeats: int, batched_s: float) -> dict:
+    """Per text, ``model(ids, labels=ids).loss``: transformers' perplexity recipe."""
+    import torch
+
+    def score_each():
+        losses = []
+        with torch.inference_mode():
+            for text in texts:
+                ids = causal.tokenizer(causal.tokenizer.bos_token + text, return_tensors="pt").input_ids
+                losses.append(float(causal.model(ids, labels=ids).loss))
+        return losses
+
+    score_each()  # warm-up
+    seconds, _ = timed("causal LM, peer model(labels=ids) one by one", score_each, repeats)
+    return {"how": "model(ids, labels=ids).loss, one text per call", "one_by_one_s": round(seconds, 3),
+            "ratio": round(seconds / batched_s, 2)}
 
 
 def _entry(batched: float, single: float, count: int, difference: float, same_tokens: bool) -> dict:
