@@ -148,12 +148,11 @@ class AugmentJob:
     def _record_file(self, index: int) -> Path:
         return self.folder / f"chunk-{index:06d}.json"
 
-    def finished_chunk(self, index: int, rows_read: int, suffixes: Mapping[str, str] | str) -> dict[str, Any] | None:
+    def finished_chunk(self, index: int, rows_read: int, parts: Mapping[str, str]) -> dict[str, Any] | None:
         """The record of chunk ``index`` if it is done and verified (its record readable,
         covering ``rows_read`` input rows, each of its parts' files, ``{part: suffix}``, of
         the recorded size and digest); None if it must be (re)done. A chunk that fails is
         deleted with a warning saying why."""
-        parts = {"data": suffixes} if isinstance(suffixes, str) else dict(suffixes)
         record_file = self._record_file(index)
         if not record_file.exists():
             return None

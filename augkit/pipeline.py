@@ -153,13 +153,6 @@ class Pipeline:
             resolved.insert(0, ExactDuplicateFilter())
         self.filters: tuple[Filter, ...] = tuple(resolved)
         _check_scores_read(self._generator.leaves(), self.filters, registry)
-        #: When an augmenter or filter raises on a row, or returns something outside its
-        #: contract there (None, a non-string): False keeps the row unaugmented and records
-        #: why (the run goes on); True stops the run naming the row.
-        self.strict = False
-        #: Seconds a batch may take, then each row of it when the batch ran out (None: no
-        #: limit). A row past it fails like a row that raised (see :meth:`run`).
-        self.row_timeout: float | None = None
 
     @classmethod
     def from_string(cls, spec: str, params: Mapping[str, Any] | None = None, **options: Any) -> Pipeline:
@@ -293,28 +286,28 @@ class Pipeline:
         context: BatchContext | None = None,
         *,
         trace: bool = False,
-        strict: bool | None = None,
+        strict: bool = False,
         row_timeout: float | None = None,
     ) -> BatchOutcome:
         """Augment a batch: at most ``n`` candidates per text; for each text left with none,
         the reason (nothing generated, which filter removed the last ones, or what went
         wrong on that text: an exception an augmenter or filter raised, output outside its
-        contract, or running past the row time limit; see :attr:`strict`); and per text,
-        how many candidates were generated and how many each filter dropped
-        (:attr:`count_names`). ``trace=True`` also records every candidate's fate
-        (:attr:`BatchOutcome.traces`). ``strict`` and ``row_timeout`` override this
-        pipeline's attributes for this call only (the pipeline is not changed).
+        contract, or running past ``row_timeout``); and per text, how many candidates were
+        generated and how many each filter dropped (:attr:`count_names`). ``trace=True``
+        also records every candidate's fate (:attr:`BatchOutcome.traces`).
+
+        ``strict``: when an augmenter or filter raises on a row, or returns something outside
+        its contract there (None, a non-string), False keeps the row unaugmented and records
+        why; True stops, naming the row. ``row_timeout``: seconds the batch may take (None:
+        no limit). These are settings of the call, not of the pipeline, which a run never
+        changes.
 
         When the batch fails or runs out of time, it is run again row by row, each row with
         the whole time limit: per-row seeds give the other rows the output they would have
         had, and one slow row costs at most twice the limit. ``KeyboardInterrupt``,
         ``SystemExit`` and an outer time limit are never caught.
         """
-        run = _RunSettings(
-            trace=trace,
-            strict=self.strict if strict is None else bool(strict),
-            row_timeout=self.row_timeout if row_timeout is None else row_timeout,
-        )
+        run = _RunSettings(trace=trace, strict=bool(strict), row_timeout=row_timeout)
         return self._run_batch_with(texts, n, seed, context or BatchContext(), run)
 
     def _run_batch_with(self, texts: list[str], n: int, seed: int, context: BatchContext, run: _RunSettings) -> BatchOutcome:

@@ -102,8 +102,10 @@ def test_a_filter_that_returns_new_candidate_objects_is_traced_by_text(banking):
 
 def test_strict_and_row_timeout_apply_to_one_run_without_changing_the_callers_pipeline(banking):
     pipeline = Pipeline("eda")
+    before = dict(vars(pipeline))
     augkit.augment(banking.text.tolist()[:3], pipeline, n=1, seed=0, strict=True, row_timeout=30)
-    assert pipeline.strict is False and pipeline.row_timeout is None
+    assert vars(pipeline) == before
+    assert not hasattr(pipeline, "strict") and not hasattr(pipeline, "row_timeout")
 
 
 @pytest.fixture(scope="module")
