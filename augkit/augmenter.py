@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from augkit.configurable import Configurable
 
 if TYPE_CHECKING:
-    from augkit.filters.base import DatasetContext
+    from augkit.filters.base import DatasetContext, Filter
 
 
 class Augmenter(Configurable):
@@ -50,6 +50,11 @@ class Augmenter(Configurable):
     #: ``context.columns[name][i]`` (and its label in ``context.labels[i]``).
     context_columns: ClassVar[tuple[str, ...]] = ()
 
+    #: Logical names of other columns this augmenter reads when the caller maps them and does
+    #: without otherwise (ParaMac's ``("before", "after")``: the text's surrounding sentences).
+    #: ``context.columns`` holds only those that are mapped.
+    optional_context_columns: ClassVar[tuple[str, ...]] = ()
+
     #: Logical names of the other columns this augmenter may rewrite (pair augmentation:
     #: ``("premise",)``), through :attr:`augkit.Candidate.fields`; users map them like
     #: :attr:`context_columns`, and ``context`` holds their original values too.
@@ -64,6 +69,20 @@ class Augmenter(Configurable):
     #: (a label-conditioned generator collecting each label's examples): streamed runs then
     #: read all the texts first, and a streamed ``IterableDataset`` is refused.
     needs_all_texts: ClassVar[bool] = False
+
+    def follow_up(self) -> Sequence[Filter]:
+        """Filters, scorers and rankers every candidate of this method goes through when it is
+        a pipeline's generator, before the caller's own filters: a method that ranks its
+        candidates by several scores (ParaMac) declares its scorers and ranker here, so that
+        ``method="paramac"`` ranks, and the trace and counts name each step. Such a method
+        must be its pipeline's only generator. Default: none."""
+        return ()
+
+    def candidates_for(self, n: int) -> int:
+        """How many candidates to ask this method for when a pipeline wants ``n`` outputs of it
+        and it ranks them with its own :meth:`follow_up` steps (which then keep the best ``n``):
+        a method that generates a fixed pool to rank says so here. Default: ``n``."""
+        return n
 
     def prepare(self, dataset: DatasetContext) -> None:
         """Called once per run, before any batch, with all the run's originals, their labels

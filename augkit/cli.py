@@ -333,6 +333,10 @@ def _print_row_context(cls: type) -> None:
         print(f"Reads the columns: {', '.join(names)} (map each: --context-column NAME=COLUMN)")
         if rewrites:
             print(f"Rewrites the columns: {', '.join(rewrites)} (named in augkit_changed)")
+    optional = tuple(name for name in getattr(cls, "optional_context_columns", ()) if name not in names)
+    if optional:
+        print()
+        print(f"Reads, when mapped: {', '.join(optional)} (--context-column NAME=COLUMN; used only if given)")
     if getattr(cls, "sets_label", False):
         print("Sets the labels of the rows it writes (needs --label-column; the old label goes to augkit_label_from)")
 

@@ -75,7 +75,7 @@ def run_pipeline(
         if n > 0:
             row_context = BatchContext(labels=labels, columns=dict(columns or {}))
             if not prepared:
-                _prepare(pipeline, texts, row_context, todo)
+                _prepare(pipeline, texts, row_context, todo, n=n, seed=options.seed)
             positions = [todo[start : start + batch_size] for start in range(0, len(todo), batch_size)]
             batches = (([texts[i] for i in batch], row_context.take(batch)) for batch in positions)
             for batch, outcome in zip(positions, run_batches(pipeline, batches, options, total=len(positions))):
@@ -108,17 +108,20 @@ def prepare_pipeline(
     coerce: bool = False,
     labels: Sequence[Any] | None = None,
     columns: Mapping[str, Sequence[Any]] | None = None,
+    n: int = 1,
+    seed: int = 0,
 ) -> None:
     """Show the pipeline's steps every usable text of ``values`` at once (with their labels
     and context columns), for callers that then run it over parts of ``values``
-    (``run_pipeline(..., prepared=True)``)."""
+    (``run_pipeline(..., prepared=True)``); steps that calibrate on candidates get those of
+    the run's ``n`` and ``seed``."""
     texts, _ = prepare_texts(values, describe_row=describe_row, coerce=coerce)
     _prepare(pipeline, texts, BatchContext(labels=labels, columns=dict(columns or {})),
-             [i for i, text in enumerate(texts) if text is not None])
+             [i for i, text in enumerate(texts) if text is not None], n=n, seed=seed)
 
 
-def _prepare(pipeline: Pipeline, texts: list, context: BatchContext, todo: list[int]) -> None:
+def _prepare(pipeline: Pipeline, texts: list, context: BatchContext, todo: list[int], *, n: int, seed: int) -> None:
     if pipeline.preparation is Preparation.NONE:
         return  # no step does anything in prepare: skip building the whole run's lists
     usable = context.take(todo)
-    pipeline.prepare([texts[i] for i in todo], usable.labels, usable.columns)
+    pipeline.prepare([texts[i] for i in todo], usable.labels, usable.columns, n=n, seed=seed)

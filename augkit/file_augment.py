@@ -156,7 +156,7 @@ def _augment_chunks(job: FileJob, pipeline: Any, state: AugmentJob) -> list[dict
     with run_progress(job.progress) as shown:
         needs_all = pipeline.preparation is Preparation.WHOLE
         if needs_all and job.n > 0:
-            _prepare_with_every_text(pipeline, job)
+            _prepare_with_every_text(pipeline, job, seed)
         fmt = table_format(job.output)
         augment_chunk = _local_chunks if job.backend == "local" else _ray_chunks(job.address, job.cpus_per_worker, job.gpus_per_worker)
         records: list[dict[str, Any]] = []
@@ -306,7 +306,7 @@ def _ray_chunks(address: str | None, cpus_per_worker: float, gpus_per_worker: fl
     return augment_chunk
 
 
-def _prepare_with_every_text(pipeline: Any, job: FileJob) -> None:
+def _prepare_with_every_text(pipeline: Any, job: FileJob, seed: int) -> None:
     """One pass over the input keeping only the text, label and context columns, for steps
     that must see every original (a filter comparing candidates with them, a generator
     collecting each label's examples)."""
@@ -327,7 +327,8 @@ def _prepare_with_every_text(pipeline: Any, job: FileJob) -> None:
     if any(len(values) != len(texts) for values in columns.values()):
         return  # a column is missing: augment_frame names it
     prepare_pipeline(pipeline, texts, describe_row=lambda i: f"column {job.text_column!r}, row {i}", coerce=job.coerce,
-                     labels=labels if labels is not None and len(labels) == len(texts) else None, columns=columns)
+                     labels=labels if labels is not None and len(labels) == len(texts) else None, columns=columns,
+                     n=job.n, seed=seed)
 
 
 def _augment_in_memory(job: FileJob) -> AugmentationReport:

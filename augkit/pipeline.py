@@ -47,6 +47,11 @@ NOTHING_GENERATED = "augmenter returned nothing"
 GENERATED, BEYOND_N = "generated", "beyond n"
 
 
+#: Originals generated together when calibrating a step (:meth:`Pipeline.prepare`): fixed, so
+#: that the calibration sample never depends on the run's batch size.
+CALIBRATION_GROUP = 16
+
+
 class Preparation(enum.Enum):
     """What a pipeline's steps need from :meth:`Pipeline.prepare`, decided in one place
     (:attr:`Pipeline.preparation`) for every caller that runs a pipeline over parts of a run
@@ -148,7 +153,9 @@ class Pipeline:
         self.dedup = dedup
         registry = registry or _registry()
         self._generator = _build_generator(generate, Counter(), registry)
-        resolved = [_resolve_filter(f, registry) for f in filters]
+        own = _follow_up_steps(self._generator, registry)
+        self._own_steps = tuple(own)
+        resolved = [*own, *(_resolve_filter(f, registry) for f in filters)]
         if dedup and not any(isinstance(f, ExactDuplicateFilter) for f in resolved):
             resolved.insert(0, ExactDuplicateFilter())
         self.filters: tuple[Filter, ...] = tuple(resolved)
@@ -181,7 +188,8 @@ class Pipeline:
         """The pipeline's string form, with non-default parameters inline and non-default
         pipeline options in leading brackets: ``Pipeline.from_string(p.spec)`` builds the
         same pipeline (for steps whose parameters are literals)."""
-        filters = "".join(f"|{format_step(f.name, f.changed_params())}" for f in self.filters)
+        own = {id(step) for step in self._own_steps}  # implied by the method, not written
+        filters = "".join(f"|{format_step(f.name, f.changed_params())}" for f in self.filters if id(f) not in own)
         options: dict[str, Any] = {}
         if not self.dedup and not any(isinstance(f, ExactDuplicateFilter) for f in self.filters):
             options["dedup"] = False
@@ -205,7 +213,7 @@ class Pipeline:
         """The logical names of the other columns this pipeline's augmenters read or rewrite
         (``context_columns`` and ``rewrites_columns``), in order: each must be mapped to a
         column of the data (``context_columns={"premise": "sentence_A"}``)."""
-        return tuple(dict.fromkeys(name for names in self.readers.values() for name in names))
+        return tuple(dict.fromkeys(name for leaf in self._generator.leaves() for name in leaf.names))
 
     @property
     def rewritten_names(self) -> tuple[str, ...]:
@@ -222,14 +230,14 @@ class Pipeline:
     def readers(self) -> dict[str, tuple[str, ...]]:
         """Per augmenter (by label) that reads or rewrites other columns, their logical
         names: what error messages name when a mapping is missing."""
-        return {leaf.label: leaf.names for leaf in self._generator.leaves() if leaf.names}
+        return {leaf.label: leaf.required for leaf in self._generator.leaves() if leaf.required}
 
     @property
     def preparation(self) -> Preparation:
         """Whether and how this pipeline's steps (augmenters and filters) must see the run's
         originals before its batches: the one place callers ask (see :class:`Preparation`)."""
         steps = [*(leaf.augmenter for leaf in self._generator.leaves()), *self.filters]
-        if any(step.needs_all_texts for step in steps):
+        if any(step.needs_all_texts for step in steps) or any(step.calibration_candidates for step in self.filters):
             return Preparation.WHOLE
         if any(_overrides_prepare(step) for step in steps):
             return Preparation.ANY_PART
@@ -240,12 +248,17 @@ class Pipeline:
         texts: Sequence[str],
         labels: Sequence[Any] | None = None,
         columns: Mapping[str, Sequence[Any]] | None = None,
+        *,
+        n: int = 1,
+        seed: int = 0,
     ) -> None:
         """Show every augmenter and filter all the originals of a run once, before its batches
         (filters such as ``label_integrity`` embed them here; a label-conditioned generator
         collects each label's examples), with their labels and their context columns (by
-        logical name). :func:`augkit.augment` calls this; call it yourself before :meth:`run`
-        when driving a pipeline by hand."""
+        logical name). Then calibrate the steps that ask for it (:meth:`Filter.calibrate`:
+        a ranker weighting scores by their spread) on the candidates of the first originals,
+        generated with the run's ``n`` and ``seed``. :func:`augkit.augment` calls this; call it
+        yourself before :meth:`run` when driving a pipeline by hand."""
         if labels is not None and len(labels) != len(texts):
             raise UsageError(f"prepare: {len(texts)} texts but {len(labels)} labels")
         for name, values in (columns or {}).items():
@@ -257,6 +270,43 @@ class Pipeline:
             leaf.augmenter.prepare(dataset)
         for step in self.filters:
             step.prepare(dataset)
+        for position, step in enumerate(self.filters):
+            if step.calibration_candidates:
+                step.calibrate(*self._calibration_sample(dataset, position, step.calibration_candidates, n, seed))
+
+    def _calibration_sample(self, dataset: DatasetContext, position: int, wanted: int, n: int,
+                            seed: int) -> tuple[list[str], list[list[Candidate]]]:
+        """The run's first originals, in order, with their candidates that reach filter
+        ``position``, until there are at least ``wanted`` (or the originals run out). Rows
+        are generated in fixed groups, so the sample never depends on the run's batching."""
+        sources: list[str] = []
+        reached: list[list[Candidate]] = []
+        for start in range(0, len(dataset.texts), CALIBRATION_GROUP):
+            rows = list(range(start, min(start + CALIBRATION_GROUP, len(dataset.texts))))
+            texts = [dataset.texts[i] for i in rows]
+            context = BatchContext(labels=None if dataset.labels is None else [dataset.labels[i] for i in rows],
+                                   columns={name: [values[i] for i in rows] for name, values in dataset.columns.items()})
+            candidates = self._generated(texts, n, seed, context)
+            for step in self.filters[:position]:
+                candidates = _checked_filter_output(step, step.filter_batch(texts, candidates, context), candidates)
+            for text, row in zip(texts, candidates, strict=True):
+                sources.append(text)
+                reached.append(row)
+                if sum(map(len, reached)) >= wanted:
+                    return sources, reached
+        return sources, reached
+
+    def _generated(self, texts: list[str], n: int, seed: int, context: BatchContext) -> list[list[Candidate]]:
+        """The generator's candidates for ``n`` outputs per text (more when ``oversample`` or
+        a method's own ranking steps ask for more)."""
+        wanted = math.ceil(n * self.oversample)
+        leaves = self._generator.leaves()
+        if self._own_steps:
+            wanted = leaves[0].augmenter.candidates_for(wanted)
+        candidates = self._generator.generate(texts, wanted, seed, context)
+        if self.rewritten_names or self.label_setters:  # only such steps may return fields or labels
+            candidates = without_unchanged(candidates, context)
+        return candidates
 
     @property
     def count_names(self) -> tuple[str, ...]:
@@ -355,10 +405,7 @@ class Pipeline:
                             [(0,) * len(self.count_names)], [[]] if run.trace else None)
 
     def _run_batch(self, texts: list[str], n: int, seed: int, context: BatchContext, trace: bool = False) -> BatchOutcome:
-        wanted = math.ceil(n * self.oversample)
-        candidates = self._generator.generate(texts, wanted, seed, context)
-        if self.rewritten_names or self.label_setters:  # only such steps may return fields or labels
-            candidates = without_unchanged(candidates, context)
+        candidates = self._generated(texts, n, seed, context)
         reasons: list[str | None] = [None if c else NOTHING_GENERATED for c in candidates]
         counts = [[len(row)] for row in candidates]
         fates = _Fates(candidates) if trace else None
@@ -431,7 +478,9 @@ class _Leaf:
         self.key = key
         self.label = augmenter.name or type(augmenter).__name__
         self.spec = format_step(self.label, augmenter.changed_params())
-        self.names = tuple(dict.fromkeys((*augmenter.context_columns, *augmenter.rewrites_columns)))
+        self.required = tuple(dict.fromkeys((*augmenter.context_columns, *augmenter.rewrites_columns)))
+        self.optional = tuple(name for name in augmenter.optional_context_columns if name not in self.required)
+        self.names = (*self.required, *self.optional)
         self.takes_context = "context" in inspect.signature(type(augmenter).augment_batch).parameters
         if self.names and not self.takes_context:
             raise UsageError(
@@ -443,7 +492,8 @@ class _Leaf:
         make_rng = RowSeeder(seed, self.key).rng
         rngs = [make_rng(text) for text in texts]
         if self.takes_context:
-            own = BatchContext(labels=context.labels, columns=own_columns(self.label, self.names, context, len(texts)))
+            columns = own_columns(self.label, self.required, context, len(texts), optional=self.optional)
+            own = BatchContext(labels=context.labels, columns=columns)
             output = self.augmenter.augment_batch(list(texts), n, rngs, context=own)
         else:
             output = self.augmenter.augment_batch(list(texts), n, rngs)
@@ -499,6 +549,22 @@ class _ChainNode:
 
     def leaves(self) -> list[_Leaf]:
         return [leaf for step in self.steps for leaf in step.leaves()]
+
+
+def _follow_up_steps(generator: Any, registry: Registry) -> list[Filter]:
+    """The filters a method declares its candidates always go through (:meth:`Augmenter.follow_up`),
+    resolved; such a method must be the pipeline's only generator."""
+    leaves = generator.leaves()
+    declaring = [leaf for leaf in leaves if leaf.augmenter.follow_up()]
+    if not declaring:
+        return []
+    if len(leaves) > 1:
+        names = ", ".join(repr(leaf.label) for leaf in declaring)
+        raise UsageError(
+            f"method {names} ranks its candidates with its own steps and must be a pipeline's only generator, "
+            f"not part of {generator.label!r}: run it alone, or augment with it and the others separately"
+        )
+    return [_resolve_filter(step, registry) for step in declaring[0].augmenter.follow_up()]
 
 
 def _overrides_prepare(step: Augmenter | Filter) -> bool:

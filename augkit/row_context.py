@@ -135,9 +135,12 @@ def merged(earlier: Candidate, later: Candidate) -> Candidate:
     return Candidate(later.text, later.method, later.scores, {**earlier.fields, **later.fields}, label)
 
 
-def own_columns(step: str, names: tuple[str, ...], context: BatchContext, rows: int) -> dict[str, Sequence[Any]]:
-    """The context columns ``step`` declares, from the batch's; a clear error when the caller
-    did not map one (driving a pipeline by hand without them)."""
+def own_columns(step: str, names: tuple[str, ...], context: BatchContext, rows: int, *,
+                optional: tuple[str, ...] = ()) -> dict[str, Sequence[Any]]:
+    """The context columns ``step`` declares, from the batch's (its ``optional`` ones only
+    when present); a clear error when the caller did not map a required one (driving a
+    pipeline by hand without them)."""
+    names = (*names, *(name for name in optional if name in context.columns))
     missing = [name for name in names if name not in context.columns]
     if missing:
         raise UsageError(

@@ -76,6 +76,7 @@ def augment_dataset(
             coerce=options.coerce,
             labels=dataset[label_column] if label_column is not None else None,
             columns={name: dataset[column] for name, column in mapping.items()},
+            n=options.n, seed=options.seed,
         )
     if streaming:
         if pipeline.preparation is Preparation.WHOLE:

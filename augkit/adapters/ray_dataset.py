@@ -60,7 +60,8 @@ def augment_ray_dataset(
         prepare_pipeline(pipeline, every[text_column].tolist(), describe_row=lambda i: f"column {text_column!r}, row {i}",
                          coerce=options.coerce,
                          labels=every[label_column].tolist() if label_column is not None else None,
-                         columns={name: every[column].tolist() for name, column in mapping.items()})
+                         columns={name: every[column].tolist() for name, column in mapping.items()},
+                         n=options.n, seed=options.seed)
         prepared = True
     # Materialised before the actors start: with every CPU held by an actor, upstream tasks
     # (reading, zipping) would otherwise wait forever on a small cluster.

@@ -63,6 +63,16 @@ class Filter(Configurable):
     #: when a pipeline holds such a step.
     uses_model: ClassVar[bool] = False
 
+    #: How many candidates (reaching this step) :meth:`calibrate` wants to see before the run;
+    #: 0: the step is not calibrated. An instance may set its own.
+    calibration_candidates: int = 0
+
+    def calibrate(self, sources: list[str], candidates: list[list[Candidate]]) -> None:
+        """Called once per run after :meth:`prepare` when :attr:`calibration_candidates` is set,
+        with the candidates that reach this step for the run's first originals (in the data's
+        order, until at least that many candidates): a ranker sets its weights from their
+        spread here. Depends only on the data, ``n`` and the seed, never on batching."""
+
     def reads_scores(self) -> tuple[str, ...]:
         """Names of the scores this step reads from ``candidate.scores`` (a ranker's
         weights): a pipeline refuses to build when no earlier step declares one of them."""

@@ -25,6 +25,9 @@ class LengthFilter(Filter):
         Longest candidate kept, as a multiple of the source's length (formerly ``max_ratio``).
     unit : str
         ``words`` (as augkit's word operations split them) or ``chars``.
+    shortest : int
+        Shortest candidate kept in ``unit`` whatever its source's length (0: no floor);
+        ParaMac drops candidates under 15 characters.
     """
 
     name = "length"
@@ -32,7 +35,7 @@ class LengthFilter(Filter):
 
     renamed_parameters = {"min_ratio": "min", "max_ratio": "max"}
 
-    def __init__(self, min: float = 0.5, max: float = 2.0, unit: str = "words"):
+    def __init__(self, min: float = 0.5, max: float = 2.0, unit: str = "words", shortest: int = 0):
         for label, value in (("min", min), ("max", max)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
                 raise InvalidParameterError(f"length: {label} must be a number >= 0, got {value!r}")
@@ -40,9 +43,12 @@ class LengthFilter(Filter):
             raise InvalidParameterError(f"length: min ({min}) is above max ({max})")
         if unit not in _UNITS:
             raise InvalidParameterError(f"length: unit must be one of {', '.join(_UNITS)}, got {unit!r}")
+        if isinstance(shortest, bool) or not isinstance(shortest, int) or shortest < 0:
+            raise InvalidParameterError(f"length: shortest must be an integer >= 0, got {shortest!r}")
         self.min = float(min)
         self.max = float(max)
         self.unit = unit
+        self.shortest = shortest
 
     def _length(self, text: str) -> int:
         return len(split_words(text).words) if self.unit == "words" else len(text)
@@ -52,8 +58,9 @@ class LengthFilter(Filter):
         source_length = max(self._length(source), 1)
         kept = []
         for candidate in candidates:
-            ratio = self._length(candidate.text) / source_length
+            length = self._length(candidate.text)
+            ratio = length / source_length
             candidate.scores["length_ratio"] = ratio
-            if self.min <= ratio <= self.max:
+            if self.min <= ratio <= self.max and length >= self.shortest:
                 kept.append(candidate)
         return kept

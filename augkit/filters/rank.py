@@ -12,6 +12,8 @@ from augkit.filters.base import Filter, check_sources
 
 #: How each score is put on a common scale before weighting (see :class:`RankFilter`).
 NORMALIZATIONS = ("minmax", "zscore", "raw")
+#: Where the weights come from (see :class:`RankFilter`).
+WEIGHTINGS = ("given", "inverse_std")
 
 
 class RankFilter(Filter):
@@ -44,7 +46,17 @@ class RankFilter(Filter):
     normalize=raw)`` is its formula. Those weights fit its own scorers' spreads (BERTScore,
     GPT-2); with other scorers ``minmax`` or ``zscore`` puts every score on one scale so
     that the weights alone say what matters, which is why ``minmax`` is the default.
-    Weights cannot be named ``k`` or ``normalize``.
+    Weights cannot be named after the other parameters.
+
+    With ``weighting="inverse_std"`` each weight is divided by its score's standard deviation
+    (population, of the normalised values) over the candidates that reach ``rank`` for the
+    run's first originals, in the data's order, until at least ``calibration_candidates``
+    (500, as ParaMac's appendix) are seen: ParaMac's rule for setting its weights, done on the
+    run's own candidates. ``rank(bertscore=1, fluency=1, diversity=1, normalize="raw",
+    weighting="inverse_std")`` is exactly it; other weights scale it. The calibrated weights
+    are :attr:`effective_weights`. Calibration happens once, before the run
+    (:meth:`augkit.Pipeline.prepare`), so it needs the whole input up front and does not
+    depend on batching.
 
     Normalised values depend only on a source's own candidates, so results do not depend on
     the batch. Every weighted score must be added by an earlier step (checked when the
@@ -58,6 +70,11 @@ class RankFilter(Filter):
         the pipeline then keeps the run's ``n`` best.
     normalize : str
         ``minmax`` (per source, default), ``zscore`` (per source) or ``raw``.
+    weighting : str
+        ``given`` (default): the weights as given; ``inverse_std``: each divided by its
+        score's spread over the run's first candidates (see above).
+    calibration_candidates : int
+        How many candidates ``inverse_std`` measures spreads on (at least; whole sources).
     **weights : float
         One weight per score name, e.g. ``semantic=4.0``; at least one.
     """
@@ -65,7 +82,8 @@ class RankFilter(Filter):
     name = "rank"
     scores = ("rank",)
 
-    def __init__(self, k: int | None = None, normalize: str = "minmax", **weights: float):
+    def __init__(self, k: int | None = None, normalize: str = "minmax", weighting: str = "given",
+                 calibration_candidates: int = 500, **weights: float):
         if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
             raise InvalidParameterError(f"rank: k must be an integer >= 1 (candidates kept per source) or None, got {k!r}")
         if normalize not in NORMALIZATIONS:
@@ -73,21 +91,58 @@ class RankFilter(Filter):
                 f"rank: normalize must be one of {', '.join(NORMALIZATIONS)}, got {normalize!r}"
                 + _did_you_mean(str(normalize), NORMALIZATIONS)
             )
+        if weighting not in WEIGHTINGS:
+            raise InvalidParameterError(f"rank: weighting must be one of {', '.join(WEIGHTINGS)}, got {weighting!r}"
+                                        + _did_you_mean(str(weighting), WEIGHTINGS))
+        if isinstance(calibration_candidates, bool) or not isinstance(calibration_candidates, int) or calibration_candidates < 2:
+            raise InvalidParameterError(f"rank: calibration_candidates must be an integer >= 2, got {calibration_candidates!r}")
         if not weights:
             raise InvalidParameterError(
                 "rank: give at least one weight named after a score, e.g. rank(semantic=4.0, diversity=1.2)"
             )
         for score, weight in weights.items():
             if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
-                hint = _did_you_mean(score, ("k", "normalize"), kind="parameter")
+                hint = _did_you_mean(score, ("k", "normalize", "weighting", "calibration_candidates"), kind="parameter")
                 raise InvalidParameterError(f"rank: the weight of score {score!r} must be a finite number, got {weight!r}{hint}")
         self.k = k
         self.normalize = normalize
         self.weights: dict[str, float] = {score: float(weight) for score, weight in weights.items()}
+        self.weighting = weighting
+        self._calibration_size = calibration_candidates
+        self.calibration_candidates = calibration_candidates if weighting == "inverse_std" else 0
+        #: The weights ranking uses: :attr:`weights`, or after ``inverse_std`` calibration each
+        #: divided by its score's spread (None until calibrated).
+        self.effective_weights: dict[str, float] | None = dict(self.weights) if weighting == "given" else None
+        #: Per weighted score, its spread over the calibration candidates (inverse_std only).
+        self.calibration_spreads: dict[str, float] = {}
 
     def get_params(self) -> dict[str, Any]:
-        """The weights (by score name), then ``k`` and ``normalize``."""
-        return {**self.weights, "k": self.k, "normalize": self.normalize}
+        """The weights (by score name), then the other parameters."""
+        return {**self.weights, "k": self.k, "normalize": self.normalize, "weighting": self.weighting,
+                "calibration_candidates": self._calibration_size}
+
+    def calibrate(self, sources: list[str], candidates: list[list[Candidate]]) -> None:
+        """Divide each weight by its score's population standard deviation over ``candidates``
+        (normalised per source as ranking does): ParaMac's inverse-spread weights."""
+        count = sum(map(len, candidates))
+        if count < 2:
+            raise InputError(
+                f"rank: weighting='inverse_std' measures each score's spread over the run's first candidates, but only "
+                f"{count} reached rank (from {len(sources)} originals); give the weights instead (weighting='given')"
+            )
+        spreads: dict[str, float] = {}
+        for score in self.weights:
+            values = [v for row in candidates if row for v in normalize_scores(self._values(score, row), self.normalize)]
+            mean = math.fsum(values) / len(values)
+            spreads[score] = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / len(values))
+        flat = [score for score, spread in spreads.items() if spread == 0]
+        if flat:
+            raise InputError(
+                f"rank: weighting='inverse_std': the score(s) {', '.join(flat)} have the same value on all {count} "
+                "calibration candidates, so their spread gives no weight; give the weights instead (weighting='given')"
+            )
+        self.calibration_spreads = spreads
+        self.effective_weights = {score: weight / spreads[score] for score, weight in self.weights.items()}
 
     def reads_scores(self) -> tuple[str, ...]:
         return tuple(self.weights)
@@ -96,11 +151,17 @@ class RankFilter(Filter):
         check_sources(self.name, [source], [candidates])
         if not candidates:
             return []
+        weights = self.effective_weights
+        if weights is None:
+            raise InputError(
+                "rank(weighting='inverse_std') sets its weights from the run's candidates before the run: run it through "
+                "augkit.augment (or call Pipeline.prepare first when driving a pipeline by hand)"
+            )
         columns = {score: self._values(score, candidates) for score in self.weights}
         normalised = {score: normalize_scores(values, self.normalize) for score, values in columns.items()}
         for position, candidate in enumerate(candidates):
             candidate.scores[self.name] = math.fsum(
-                weight * normalised[score][position] for score, weight in self.weights.items()
+                weight * normalised[score][position] for score, weight in weights.items()
             )
         ranked = sorted(candidates, key=lambda c: -c.scores[self.name])  # stable: ties keep arrival order
         return ranked if self.k is None else ranked[: self.k]

@@ -105,6 +105,7 @@ class Seq2SeqModel(LoadedModel):
         token_budget: int = DEFAULT_TOKEN_BUDGET,
         progress: bool = False,
         description: str = "generating",
+        skip_special_tokens: bool = True,
     ) -> GenerationResult:
         """Generate ``num_return`` sequences for each text.
 
@@ -115,7 +116,9 @@ class Seq2SeqModel(LoadedModel):
         longer than ``max_input_tokens`` (default: the model's limit) are split into
         sentences which are generated separately and joined (``long_inputs="split"``), or
         cut (``"truncate"``); the result lists them and a warning says how many. Empty
-        texts get no outputs.
+        texts get no outputs. ``skip_special_tokens=False`` keeps special tokens other than
+        padding and end-of-sequence in the outputs: T5's sentinels (``<extra_id_0>``) that
+        mark which span of a span-infilling input each piece fills.
         """
         _check_generation_options(num_beams, num_return, do_sample, top_p, seeds, len(texts), top_k)
         limit = self._limit(max_input_tokens)
@@ -126,7 +129,8 @@ class Seq2SeqModel(LoadedModel):
         with progress_bar(len(units), shown=progress, description=description, unit="text") as bar:
             for batch in self._generation_batches(units, num_beams, num_return, do_sample, token_budget):
                 seed = seeds[batch[0].item] if do_sample and seeds is not None else None
-                for unit, sequences in zip(batch, self._generate_batch(batch, options, num_return, seed), strict=True):
+                generated = self._generate_batch(batch, options, num_return, seed, skip_special_tokens)
+                for unit, sequences in zip(batch, generated, strict=True):
                     outputs[(unit.item, unit.piece)] = sequences
                 bar.update(len(batch))
         return GenerationResult(_join_pieces(texts, units, outputs, num_return), split, truncated)
@@ -140,7 +144,8 @@ class Seq2SeqModel(LoadedModel):
         rows = max(num_beams, num_return)
         return [[units[i] for i in batch] for batch in token_budget_batches([len(u.ids) for u in units], token_budget, rows_per_item=rows)]
 
-    def _generate_batch(self, batch: list[_Unit], options: dict, num_return: int, seed: int | None) -> list[list[str]]:
+    def _generate_batch(self, batch: list[_Unit], options: dict, num_return: int, seed: int | None,
+                        skip_special_tokens: bool = True) -> list[list[str]]:
         import torch
 
         rows = [unit.ids for unit in batch]
@@ -154,7 +159,12 @@ class Seq2SeqModel(LoadedModel):
                 input_ids=input_ids, attention_mask=attention_mask,
                 **lean_constraints(self.model.generation_config, options),
             )
-        decoded = self.tokenizer.batch_decode(sequences, skip_special_tokens=True)
+        if skip_special_tokens:
+            decoded = self.tokenizer.batch_decode(sequences, skip_special_tokens=True)
+        else:
+            ends = {self.tokenizer.pad_token_id, self.tokenizer.eos_token_id}
+            decoded = [self.tokenizer.decode([t for t in row if t not in ends], skip_special_tokens=False)
+                       for row in sequences.tolist()]
         return [[text.strip() for text in decoded[i * num_return : (i + 1) * num_return]] for i in range(len(batch))]
 
     def _generation_options(self, num_beams, num_return, do_sample, top_p, top_k, max_new_tokens, min_new_tokens) -> dict:

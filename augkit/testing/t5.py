@@ -33,6 +33,7 @@ def build_t5_model(
     ffn_dim: int = 64,
     seed: int = 0,
     max_length: int = 512,
+    extra_ids: int = 0,
 ) -> Path:
     """Write a randomly initialised T5 model and its tokenizer to ``folder``.
 
@@ -51,6 +52,9 @@ def build_t5_model(
         Seeds the weights inside ``torch.random.fork_rng``; same arguments, same files.
     max_length : int
         The tokenizer's ``model_max_length`` (T5 has relative positions, no hard limit).
+    extra_ids : int
+        Sentinel tokens ``<extra_id_0>`` ... appended to the vocabulary, as T5's 100, for
+        span infilling (ParaMac); 0 (default) for a plain paraphraser.
     """
     try:
         import sentencepiece
@@ -63,10 +67,10 @@ def build_t5_model(
     processor = sentencepiece.SentencePieceProcessor(model_proto=serialized)
     vocab = [(processor.id_to_piece(i), processor.get_score(i)) for i in range(processor.get_piece_size())]
     vocab[:3] = [("<pad>", 0.0), ("</s>", 0.0), ("<unk>", 0.0)]
-    tokenizer = transformers.T5Tokenizer(vocab=vocab, extra_ids=0, model_max_length=max_length)
+    tokenizer = transformers.T5Tokenizer(vocab=vocab, extra_ids=extra_ids, model_max_length=max_length)
 
     config = transformers.T5Config(
-        vocab_size=len(vocab), d_model=d_model, d_kv=max(d_model // heads, 1), d_ff=ffn_dim,
+        vocab_size=len(tokenizer), d_model=d_model, d_kv=max(d_model // heads, 1), d_ff=ffn_dim,
         num_layers=layers, num_decoder_layers=layers, num_heads=heads,
         pad_token_id=0, eos_token_id=1, decoder_start_token_id=0,
     )
