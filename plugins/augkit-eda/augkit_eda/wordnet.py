@@ -7,7 +7,8 @@ WordNet's morphology rules this answers "all lemma names of all synsets of this 
 as NLTK's ``wordnet.synsets(word)`` does, without NLTK data, a download, or NLTK's
 multi-second index load. For EDA's safe synonyms it also holds each sense's count in
 WordNet's sense-tagged corpus, each synset's gloss words and each lemma name's Zipf
-frequency; these are parsed on first use only.
+frequency; for ParaMac's antonym check, WordNet's antonym pointers and its adjective
+clusters ("similar to"). These are parsed on first use only.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ DETACHMENT_RULES = {
     "r": (),
 }
 LEXICON_RESOURCE = "data/wordnet-3.0-lexicon.json.gz"
-LEXICON_FORMAT = 3
+LEXICON_FORMAT = 4
+#: The blocks parsed on first use only (the original EDA never needs them).
+EXTRA_BLOCKS = ("sense_counts", "glosses", "zipf", "antonyms", "similar")
 
 
 def _table(block: str) -> dict[str, str]:
@@ -40,8 +43,9 @@ def _table(block: str) -> dict[str, str]:
 
 
 class WordNetLexicon:
-    """Synset membership and lemma names of WordNet, with morphological base forms, and the
-    sense counts, gloss words and lemma frequencies that EDA's safe synonyms rank with."""
+    """Synset membership and lemma names of WordNet, with morphological base forms, the
+    sense counts, gloss words and lemma frequencies that EDA's safe synonyms rank with, and
+    the antonyms that ParaMac refuses as substitutes."""
 
     def __init__(
         self,
@@ -61,6 +65,12 @@ class WordNetLexicon:
         self._gloss_word_sets: dict[int, frozenset[str]] = {}
         self._zipf: dict[str, str] | None = None
         self._gloss_keys: dict[str, str] = {}
+        # Antonym pointers (synset -> (lemma, antonym synset, antonym lemma), lemmas as
+        # positions in the synset's line) and adjective clusters, parsed on first use.
+        self._antonym_pointers: dict[int, list[tuple[int, int, int]]] | None = None
+        self._cluster_heads: dict[int, list[int]] = {}
+        self._cluster_satellites: dict[int, list[int]] = {}
+        self._antonym_cache: dict[str, frozenset[str]] = {}
 
     @classmethod
     def from_bytes(cls, payload: bytes) -> WordNetLexicon:
@@ -72,7 +82,7 @@ class WordNetLexicon:
             raw["synsets"].split("\n"),
             raw["index"],
             raw["exceptions"],
-            {name: raw[name] for name in ("sense_counts", "glosses", "zipf")},
+            {name: raw[name] for name in EXTRA_BLOCKS},
         )
 
     @classmethod
@@ -186,6 +196,133 @@ class WordNetLexicon:
                     break
             self._gloss_keys[key] = found
         return found
+
+    def direct_antonyms(self, word: str) -> frozenset[str]:
+        """The lemmas that WordNet's antonym pointers lead to from a base form of ``word``,
+        in any synset of any part of speech: what NLTK's ``Lemma.antonyms()`` gives, over
+        the lemmas of ``wordnet.synsets(word)`` named like the base form they were found
+        under. Lower case, spaces for WordNet's ``_``.
+
+        >>> sorted(default_lexicon().direct_antonyms("increased"))
+        ['decrease', 'decreased']
+        """
+        pointers = self._antonym_links()
+        found: set[str] = set()
+        for pos in PARTS_OF_SPEECH:
+            for form in self.base_forms(_wordnet_key(word), pos):
+                for synset_id in self.synset_ids(form, pos):
+                    lemmas = self.synset_lemmas(synset_id)
+                    for lemma, target, target_lemma in pointers.get(synset_id, ()):
+                        if lemmas[lemma].lower() == form:
+                            found.add(_text_spelling(self.synset_lemmas(target)[target_lemma]))
+        return frozenset(found)
+
+    def antonyms(self, word: str) -> frozenset[str]:
+        """Words WordNet gives as opposite to ``word`` (any inflection, any case): its
+        :meth:`direct_antonyms` and, for adjectives, indirect ones through WordNet's
+        adjective clusters (a head synset, with antonyms, and satellites "similar to" it):
+
+        - a head synset of ``word`` gives the lemmas of every head that one of its lemmas
+          is an antonym of, and of that head's satellites: "big" (head "large, big") ->
+          "small", "little", "tiny", "wee", "minuscule", ...;
+        - a satellite synset gives the lemmas of the heads that its own head is an antonym
+          of: "tiny" (similar to "small, little") -> "large", "big", but not "huge" (another
+          satellite of "large"). WordNet stops there too, and a polysemous satellite would
+          otherwise take in whole clusters ("big" is also similar to "important": every
+          satellite of "unimportant" would become its antonym);
+        - an indirect antonym is never a word that WordNet also gives as a synonym of
+          ``word`` (a lemma of one of its synsets): "blessed" is opposite to "cursed", but
+          "damned", a satellite of "cursed", is also its synonym ("every blessed minute"),
+          so it is not its antonym. Direct antonyms are kept as WordNet states them.
+
+        This is what WordNet's own browser lists (``wn WORD -antsa``), except that it
+        follows a head synset's antonyms from the searched lemma only: "cognisant" (head
+        "aware, cognizant, cognisant", with "aware" vs "unaware") gets none there.
+
+        Lower-case lemma names, spaces for WordNet's ``_`` ("fall asleep"), as a sentence
+        spells them.
+
+        >>> {"small", "little", "tiny"} <= default_lexicon().antonyms("bigger")
+        True
+        """
+        key = _wordnet_key(word)
+        found = self._antonym_cache.get(key)
+        if found is None:
+            synonyms = {_text_spelling(name) for name in self.lemma_names(key)}
+            found = self.direct_antonyms(key) | (self._indirect_antonyms(key) - synonyms)
+            self._antonym_cache[key] = found
+        return found
+
+    def is_antonym(self, word: str, other: str) -> bool:
+        """Whether WordNet gives ``other`` as an antonym of ``word`` (:meth:`antonyms`),
+        comparing the base forms of both ("smaller" vs "large": True), either way round (so
+        the answer does not depend on which word came first).
+
+        >>> default_lexicon().is_antonym("large", "smaller")
+        True
+        """
+        return bool(self._spellings(other) & self.antonyms(word)) or bool(
+            self._spellings(word) & self.antonyms(other)
+        )
+
+    def _spellings(self, word: str) -> set[str]:
+        """``word`` and its base forms in every part of speech, as :meth:`antonyms` spells them."""
+        key = _wordnet_key(word)
+        forms = {key, *(form for pos in PARTS_OF_SPEECH for form in self.base_forms(key, pos))}
+        return {_text_spelling(form) for form in forms}
+
+    def _indirect_antonyms(self, key: str) -> set[str]:
+        """The adjective part of :meth:`antonyms`, before synonyms are left out."""
+        pointers = self._antonym_links()
+        synset_ids = {synset for form in self.base_forms(key, "a") for synset in self.synset_ids(form, "a")}
+        found: set[str] = set()
+        for synset_id in synset_ids:
+            satellite = synset_id in self._cluster_heads
+            for head in self._cluster_heads.get(synset_id, [synset_id]):
+                for _, opposite, _ in pointers.get(head, ()):
+                    members = [opposite]
+                    if not satellite:
+                        members += self._cluster_satellites.get(opposite, [])
+                    for member in members:
+                        found.update(_text_spelling(name) for name in self.synset_lemmas(member))
+        return found
+
+    def _antonym_links(self) -> dict[int, list[tuple[int, int, int]]]:
+        """The antonym pointers by source synset, parsing them and the adjective clusters
+        on first use."""
+        if self._antonym_pointers is None:
+            pointers: dict[int, list[tuple[int, int, int]]] = {}
+            for synset, links in _table(self._extras["antonyms"]).items():
+                pointers[int(synset)] = [
+                    (int(lemma), int(target), int(target_lemma))
+                    for lemma, target, target_lemma in (link.split(":") for link in links.split(" "))
+                ]
+            satellites: dict[int, list[int]] = {}
+            heads: dict[int, list[int]] = {}
+            for head, runs in _table(self._extras["similar"]).items():
+                satellites[int(head)] = [member for run in runs.split(" ") for member in _id_run(run)]
+                for satellite in satellites[int(head)]:
+                    heads.setdefault(satellite, []).append(int(head))
+            # Pointers last: once they are set, the clusters are complete.
+            self._cluster_satellites, self._cluster_heads = satellites, heads
+            self._antonym_pointers = pointers
+        return self._antonym_pointers
+
+
+def _wordnet_key(word: str) -> str:
+    """How the lexicon's index spells ``word``: lower case, ``_`` for spaces."""
+    return word.lower().replace(" ", "_")
+
+
+def _text_spelling(name: str) -> str:
+    """A lemma name as a sentence spells it: lower case, spaces for ``_``."""
+    return name.lower().replace("_", " ")
+
+
+def _id_run(run: str) -> range:
+    """The ids of a ``first-last`` run or a lone ``id`` (the builder's ``similar`` block)."""
+    first, _, last = run.partition("-")
+    return range(int(first), int(last or first) + 1)
 
 
 @functools.lru_cache(maxsize=1)

@@ -7,10 +7,12 @@ lemma names does a synset have", plus WordNet's morphological exception lists. I
 synonyms (``synonyms="safe"``) also need, to pick the sense a sentence means and to keep
 rare words out: how often each sense of a lemma was seen in WordNet's sense-tagged corpus
 (``index.sense``), each synset's gloss words, and how common each lemma name is in English
-(its Zipf frequency from the ``wordfreq`` package, 3.x, whose data is frozen). This script
-extracts exactly that from Princeton's database files (Debian package ``wordnet-base``), so
-the plugin ships a small gzipped JSON file under WordNet's licence and loads it in a
-fraction of a second.
+(its Zipf frequency from the ``wordfreq`` package, 3.x, whose data is frozen). ParaMac's
+antonym check needs WordNet's antonym pointers between lemmas and, for the indirect
+antonyms of adjectives, its "similar to" links between adjective head synsets and their
+satellites. This script extracts exactly that from Princeton's database files (Debian
+package ``wordnet-base``), so the plugin ships a small gzipped JSON file under WordNet's
+licence and loads it in a fraction of a second.
 
 The output is byte-for-byte reproducible (sorted keys, gzip mtime 0), and the test suite
 rebuilds it from ``/usr/share/wordnet`` and compares it with the shipped file.
@@ -36,7 +38,7 @@ from augkit_eda.wordnet import WordNetLexicon
 
 #: WordNet file suffix for each part of speech, in the order NLTK's ``synsets`` visits them.
 POS_FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 #: Adjective lemmas may carry a syntactic marker such as ``(a)``, ``(p)`` or ``(ip)``.
 SYNTACTIC_MARKER = re.compile(r"\([a-z]+\)$")
 #: ``index.sense`` synset types: 5 is an adjective satellite, listed with adjectives.
@@ -62,6 +64,14 @@ COMMON_WORD_ZIPF = 5.7
 #: multiword) would add 150 kB. Stored values are cut (not rounded) to one decimal, so a
 #: floor with one decimal compares exactly as with wordfreq's own value.
 STORED_ZIPF_FLOOR = 2.0
+#: WordNet pointer symbols (wninput(5WN)): antonym, a lexical pointer between two lemmas
+#: of the same part of speech; and "similar to", which links an adjective head synset
+#: with each of its satellites, in both directions.
+ANTONYM = "!"
+SIMILAR_TO = "&"
+#: A pointer as ``read_pointers`` gives it: symbol, target offset, target part of speech,
+#: source and target word numbers (a synset's lemmas count from 1; 0 for whole synsets).
+Pointer = tuple[str, int, str, int, int]
 
 
 def read_data_file(path: Path) -> dict[int, tuple[list[str], str]]:
@@ -79,6 +89,68 @@ def read_data_file(path: Path) -> dict[int, tuple[list[str], str]]:
             gloss = line.split(" | ", 1)[1].strip() if " | " in line else ""
             synsets[offset] = (names, gloss)
     return synsets
+
+
+def read_pointers(path: Path, symbols: set[str]) -> dict[int, tuple[str, list[Pointer]]]:
+    """Map each synset offset in a ``data.*`` file that has pointers with a symbol in
+    ``symbols`` to its synset type (``n``, ``v``, ``a``, ``s`` for an adjective satellite,
+    ``r``) and those pointers, in file order."""
+    synsets: dict[int, tuple[str, list[Pointer]]] = {}
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.startswith("  "):
+                continue
+            fields = line.split(" | ", 1)[0].split(" ")
+            start = 4 + 2 * int(fields[3], 16)
+            pointers = []
+            for i in range(start + 1, start + 1 + 4 * int(fields[start]), 4):
+                symbol, target, target_pos, words = fields[i : i + 4]
+                if symbol in symbols:
+                    source_word, target_word = int(words[:2], 16), int(words[2:], 16)
+                    pointers.append((symbol, int(target), target_pos, source_word, target_word))
+            if pointers:
+                synsets[int(fields[0])] = (fields[2], pointers)
+    return synsets
+
+
+def antonym_blocks(wordnet_dir: Path, synset_ids: dict[tuple[str, int], int]) -> tuple[str, str]:
+    """The ``antonyms`` and ``similar`` blocks (see :func:`build_lexicon`) from the antonym
+    and "similar to" pointers of the ``data.*`` files."""
+    antonyms: dict[int, list[str]] = {}
+    satellites: dict[int, set[int]] = {}
+    for pos, suffix in POS_FILES.items():
+        symbols = {ANTONYM, SIMILAR_TO} if pos == "a" else {ANTONYM}
+        for offset, (synset_type, pointers) in read_pointers(wordnet_dir / f"data.{suffix}", symbols).items():
+            source = synset_ids[(pos, offset)]
+            for symbol, target_offset, target_pos, source_word, target_word in pointers:
+                # Pointers name satellites "a" (wninput(5WN) also allows "s"): both are in data.adj.
+                target = synset_ids[("a" if target_pos == "s" else target_pos, target_offset)]
+                if symbol == ANTONYM:
+                    link = f"{source_word - 1}:{target}:{target_word - 1}"
+                    antonyms.setdefault(source, []).append(link)
+                else:
+                    # A head points at each satellite and each satellite back at its head:
+                    # the union of both directions, keyed by head.
+                    head, satellite = (target, source) if synset_type == "s" else (source, target)
+                    satellites.setdefault(head, set()).add(satellite)
+    antonym_block = "\n".join(" ".join([str(synset), *antonyms[synset]]) for synset in sorted(antonyms))
+    similar_block = "\n".join(
+        " ".join([str(head), *id_runs(sorted(satellites[head]))]) for head in sorted(satellites)
+    )
+    return antonym_block, similar_block
+
+
+def id_runs(ids: list[int]) -> list[str]:
+    """Sorted ids as runs of consecutive ids, ``first-last`` or a lone ``id``: WordNet lists
+    an adjective cluster's satellites right after its head, so a cluster is one run (this
+    halves the ``similar`` block)."""
+    runs: list[list[int]] = []
+    for synset_id in ids:
+        if runs and synset_id == runs[-1][1] + 1:
+            runs[-1][1] = synset_id
+        else:
+            runs.append([synset_id, synset_id])
+    return [f"{first}-{last}" if last > first else str(first) for first, last in runs]
 
 
 def read_index_file(path: Path) -> dict[str, list[int]]:
@@ -172,6 +244,12 @@ def build_lexicon(wordnet_dir: Path) -> dict:
       empty for synsets never tagged in the concordance (:func:`tagged_synsets`).
     - ``zipf``: one line per lemma name at least as common as ``STORED_ZIPF_FLOOR``,
       ``name zipf`` (lower case, ``_`` for spaces, one decimal).
+    - ``antonyms``: one line per synset with a lemma that has antonyms,
+      ``synset lemma:antonym_synset:antonym_lemma ...``, lemmas as their 0-based position
+      in the synset's line, pointers in WordNet's order.
+    - ``similar``: one line per adjective head synset with satellites, ``head satellites``,
+      the satellites as runs of ids (:func:`id_runs`): WordNet's "similar to" links, which
+      it lists in both directions.
     """
     synset_ids: dict[tuple[str, int], int] = {}
     synset_lines: list[str] = []
@@ -213,6 +291,7 @@ def build_lexicon(wordnet_dir: Path) -> dict:
     ]
     names = {name.lower() for line in synset_lines for name in line.split(" ")}
     zipf = zipf_frequencies(names)
+    antonyms, similar = antonym_blocks(wordnet_dir, synset_ids)
     return {
         "format": FORMAT_VERSION,
         "source": "Princeton WordNet 3.0 database files (data.*, index.*, index.sense, *.exc); "
@@ -223,6 +302,8 @@ def build_lexicon(wordnet_dir: Path) -> dict:
         "sense_counts": sense_counts,
         "glosses": "\n".join(glosses),
         "zipf": "\n".join(f"{name} {zipf[name]:g}" for name in sorted(zipf)),
+        "antonyms": antonyms,
+        "similar": similar,
     }
 
 
