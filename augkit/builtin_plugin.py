@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from augkit.filters import (
+    BertScoreScorer,
     BleuToSourceScorer,
     DiversityScorer,
     EditRatioFilter,
@@ -24,6 +25,7 @@ from augkit.hookspecs import hookimpl
 def register_filters(register):
     for filter_class in (
         ExactDuplicateFilter, SemanticFilter, LabelIntegrityFilter, EditRatioFilter, LengthFilter, TopKFilter,
-        NegationFilter, NumbersFilter, EntitiesFilter, DiversityScorer, BleuToSourceScorer, FluencyScorer, RankFilter,
+        NegationFilter, NumbersFilter, EntitiesFilter, DiversityScorer, BleuToSourceScorer, FluencyScorer, BertScoreScorer,
+        RankFilter,
     ):
         register(filter_class)

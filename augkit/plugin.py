@@ -111,7 +111,8 @@ _LAZY = {
     "DEFAULT_TOKEN_BUDGET": "augkit.models",
     "MODEL_DIR_ENV": "augkit.models",
     "PAD_MULTIPLE": "augkit.models",
-    # the model families: seq2seq, masked LM, causal LM, sequence-pair classifier, encoder
+    # the model families: seq2seq, masked LM, causal LM, sequence-pair classifier, token
+    # embeddings, sentence encoder
     "CausalLM": "augkit.models",
     "Fill": "augkit.models",
     "MaskedLM": "augkit.models",
@@ -120,6 +121,8 @@ _LAZY = {
     "load_causal_lm": "augkit.models",
     "load_masked_lm": "augkit.models",
     "load_pair_classifier": "augkit.models",
+    "TokenEncoder": "augkit.models",
+    "load_token_encoder": "augkit.models",
     "GenerationResult": "augkit.models",
     "ModelSource": "augkit.models",
     "ModelSpec": "augkit.models",
@@ -156,6 +159,10 @@ _LAZY = {
     # scorers and rankers: a plugin's own scorer subclasses Scorer
     "Scorer": "augkit.filters.scorer",
     "RankFilter": "augkit.filters.rank",
+    "BertScoreScorer": "augkit.filters.bertscore",
+    "DiversityScorer": "augkit.filters.diversity",
+    "FluencyScorer": "augkit.filters.fluency",
+    "LengthFilter": "augkit.filters.length",
 }
 
 __all__ = [

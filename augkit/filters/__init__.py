@@ -4,6 +4,7 @@ Importing this package is light: the embedding filters load their encoder on fir
 """
 
 from augkit.filters.base import BatchContext, DatasetContext, Filter
+from augkit.filters.bertscore import BertScoreScorer
 from augkit.filters.bleu_to_source import BleuToSourceScorer
 from augkit.filters.dedup import ExactDuplicateFilter
 from augkit.filters.diversity import DiversityScorer
@@ -22,6 +23,7 @@ from augkit.filters.top_k import TopKFilter
 
 __all__ = [
     "BatchContext",
+    "BertScoreScorer",
     "BleuToSourceScorer",
     "DatasetContext",
     "DiversityScorer",

@@ -1,6 +1,6 @@
 """Metrics for augmented and paraphrased text: overlap with references and sources (BLEU,
 iBLEU, ROUGE), diversity (self-BLEU, dist-n, edit-distance ratio, ParaMac's s_div),
-fluency (perplexity) and meaning (embedding similarity).
+fluency (perplexity) and meaning (embedding similarity, BERTScore).
 
 Each function's docstring gives its formula, its source paper and its scale;
 docs/metrics.md collects them. Importing this package is light: sacrebleu, rouge-score,
@@ -13,6 +13,7 @@ numpy, torch and transformers load when a metric that needs them is first called
 0.75
 """
 
+from augkit.metrics._bertscore import DEFAULT_BERTSCORE_MODEL, BertScore, bertscore
 from augkit.metrics._bleu import IBLEU_ALPHA, bleu, ibleu, self_bleu, sentence_bleu
 from augkit.metrics._distinct import distinct_n
 from augkit.metrics._edit_distance import edit_distance_ratio
@@ -28,9 +29,12 @@ from augkit.metrics._rouge import rouge
 from augkit.metrics._semantic import semantic_similarity
 
 __all__ = [
+    "DEFAULT_BERTSCORE_MODEL",
     "DEFAULT_PERPLEXITY_MODEL",
     "IBLEU_ALPHA",
     "PARAMAC_BETAS",
+    "BertScore",
+    "bertscore",
     "bleu",
     "distinct_n",
     "edit_distance_ratio",

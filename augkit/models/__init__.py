@@ -9,6 +9,8 @@
   perplexity) and seeded sampling (GPT-2-shaped).
 - :func:`load_pair_classifier` -> :class:`PairClassifier`: class probabilities of (text,
   text) pairs, label names from the config (MNLI-shaped).
+- :func:`load_token_encoder` -> :class:`TokenEncoder`: per-token hidden states of one layer
+  of an encoder (BERTScore), special tokens marked.
 - :func:`get_encoder` -> :class:`SentenceEncoder`: sentence embeddings for the quality
   filters (sentence-transformers).
 
@@ -40,6 +42,7 @@ from augkit.models.spec import (
     ModelSpec,
     resolve_model_source,
 )
+from augkit.models.token_embeddings import TokenEncoder, TokenStates, load_token_encoder
 
 __all__ = [
     "DEFAULT_TOKEN_BUDGET",
@@ -55,6 +58,8 @@ __all__ = [
     "SentenceEncoder",
     "Seq2SeqModel",
     "TargetScore",
+    "TokenEncoder",
+    "TokenStates",
     "clear_model_cache",
     "get_encoder",
     "load_causal_lm",
@@ -62,6 +67,7 @@ __all__ = [
     "load_masked_lm",
     "load_pair_classifier",
     "load_seq2seq",
+    "load_token_encoder",
     "resolve_device",
     "resolve_dtype",
     "resolve_model_source",

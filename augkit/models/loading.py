@@ -79,7 +79,8 @@ def _shared_runtime(spec: str | os.PathLike | ModelSpec, kind: str, runtime: typ
 
 def load_pretrained(spec: str | os.PathLike | ModelSpec, kind: str, *, device: str = "auto", dtype: str = "auto") -> tuple[Any, Any]:
     """``(model, tokenizer)`` of kind ``"seq2seq"``, ``"causal"`` (language model),
-    ``"masked"`` (fill-mask) or ``"pair"`` (sequence-pair classifier) for ``spec``, in eval
+    ``"masked"`` (fill-mask), ``"pair"`` (sequence-pair classifier) or ``"token"`` (a bare
+    encoder, ``AutoModel``: token embeddings) for ``spec``, in eval
     mode on ``device``, shared per process; same resolution, safety and errors as
     :func:`load_seq2seq`."""
     source = resolve_model_source(spec)
@@ -116,6 +117,7 @@ _KINDS = {
     "causal": ("AutoModelForCausalLM", "causal language"),
     "masked": ("AutoModelForMaskedLM", "masked language"),
     "pair": ("AutoModelForSequenceClassification", "sequence-pair classification"),
+    "token": ("AutoModel", "token-embedding"),
 }
 
 
