@@ -44,6 +44,13 @@ def main(argv: list[str] | None = None) -> int:
         return _parse_and_run(argv)
 
 
+def run_cli(argv: list[str]) -> int:
+    """Run one ``augkit`` command line in this process and return its exit code
+    (``run_cli(["augment", "in.csv", "-m", "eda", "-o", "out.csv"])``): for plugin commands
+    built on another command, as ``augkit paramac build-pairs`` runs ``augment``."""
+    return main(list(argv))
+
+
 def _parse_and_run(argv: list[str] | None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
@@ -281,7 +288,7 @@ def _list(args: argparse.Namespace) -> int:
     for title, table in tables:
         with_scores = title != "COMMAND"  # the scores a method or filter adds (augkit_<score> columns)
         rows = [(name, entry.plugin.distribution, entry.plugin.version,
-                 *([",".join(entry.cls.scores) or "-"] if with_scores else []), entry.description)
+                 *([",".join(_scores_added(entry.cls, title)) or "-"] if with_scores else []), entry.description)
                 for name, entry in sorted(table.items())]
         _print_table([(title, "PLUGIN", "VERSION", *(["SCORES"] if with_scores else []), "DESCRIPTION"), *rows])
         print()
@@ -316,11 +323,36 @@ def _info(args: argparse.Namespace) -> int:
         print(f"  {_signature(parameter)}")
         if parameter.doc:
             print(textwrap.fill(parameter.doc, width=88, initial_indent="      ", subsequent_indent="      "))
-    scores = tuple(getattr(entry.cls, "scores", ()))
+    own = _own_steps(entry.cls) if kind == "method" else []
+    if own:
+        print()
+        print(f"Its own steps (with default parameters), run on its candidates before yours: {' | '.join(step.name for step in own)}")
+    scores = _scores_added(entry.cls, kind.upper())
     print()
     print(f"Scores added: {', '.join(scores)} (output columns {', '.join('augkit_' + s for s in scores)})"
           if scores else "Scores added: none")
     return EXIT_OK
+
+
+def _scores_added(cls: type, kind: str) -> tuple[str, ...]:
+    """The scores a method (with its own steps) or a filter adds: its ``augkit_<score>`` columns."""
+    scores = tuple(getattr(cls, "scores", ()))
+    if kind == "METHOD":
+        scores = (*scores, *(name for step in _own_steps(cls) for name in step.scores))
+    return tuple(dict.fromkeys(scores))
+
+
+def _own_steps(cls: type) -> list:
+    """The filters a method's candidates always go through (``Augmenter.follow_up``), as its
+    default configuration declares them; none when it cannot be built without arguments."""
+    from augkit.augmenter import Augmenter
+
+    if getattr(cls, "follow_up", Augmenter.follow_up) is Augmenter.follow_up:
+        return []
+    try:
+        return list(cls().follow_up())
+    except Exception:  # noqa: BLE001  (a method needing arguments: nothing to show)
+        return []
 
 
 def _print_row_context(cls: type) -> None:

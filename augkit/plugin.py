@@ -154,6 +154,9 @@ _LAZY = {
     "table_format": "augkit.table_io",
     "XlsxLimits": "augkit.xlsx_limits",
     "progress_bar": "augkit.progress",
+    # plugin commands built on augkit's own (augkit paramac build-pairs runs augment)
+    "run_cli": "augkit.cli",
+    "parse_param_options": "augkit.cli",
     # metrics
     "edit_distance_ratio": "augkit.metrics",
     # scorers and rankers: a plugin's own scorer subclasses Scorer

@@ -54,3 +54,18 @@ def test_fluency_is_a_registered_step_with_its_default_model():
     assert FluencyScorer().model == "gpt2"
     with pytest.raises(InvalidParameterError, match="fluency: model"):
         FluencyScorer(model="")
+
+
+def test_the_paramac_scale_is_sigmoid_of_4_over_perplexity_minus_a_half(tiny_causal_lm, banking77_10shot):
+    import math
+
+    frame = banking77_10shot.head(10)
+    raw = augkit.augment(frame, f"eda|fluency(model='{tiny_causal_lm}')", n=2, seed=4)
+    scaled = augkit.augment(frame, f"eda|fluency(model='{tiny_causal_lm}', scale='paramac')", n=2, seed=4)
+    made = raw["augkit_method"].notna()
+    perplexities = [math.exp(-value) for value in raw.loc[made, "augkit_fluency"]]
+    expected = [1 / (1 + math.exp(-4 / ppl)) - 0.5 for ppl in perplexities]
+    assert scaled.loc[made, "augkit_fluency"].tolist() == pytest.approx(expected, rel=1e-9)
+    assert ((scaled.loc[made, "augkit_fluency"] > 0) & (scaled.loc[made, "augkit_fluency"] < 0.5)).all()
+    with pytest.raises(InvalidParameterError, match="scale"):
+        FluencyScorer(scale="perplexity")

@@ -2,6 +2,7 @@
 
     augkit train paraphraser --pairs quora/val.q1 quora/val.q2 -o my-paraphraser
     augkit train paraphraser --table pairs.tsv --source-column q1 --target-column q2 -o out --resume
+    augkit train paraphraser --preset paramod --table paranet.csv --source-column source --target-column paraphrase -o paramod
     augkit faq faq.csv -q question -a answer --generator my-paraphraser -o faq-augmented.csv
 """
 
@@ -12,7 +13,7 @@ import sys
 import time
 from dataclasses import fields
 
-from augkit_faq.training import DEFAULT_BASE_MODEL, TrainingSettings
+from augkit_faq.training import DEFAULT_BASE_MODEL, NO_PRESET, PRESETS, TrainingPreset, TrainingSettings
 
 HELP = "train models for augkit methods: `augkit train paraphraser` fine-tunes a T5 paraphraser (Ng 2021)"
 TARGETS = {"paraphraser": "fine-tune a seq2seq model on paraphrase pairs, the FAQ thesis' recipe"}
@@ -46,7 +47,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "Fine-tune a seq2seq model (default t5-base) on paraphrase pairs, each turned into the input "
         "'paraphrase: <source> </s>' and the target '<target> </s>' (Ng 2021, section 3.4). Defaults are the "
         "thesis' hyper-parameters. The output folder is a model directory that `augkit faq --generator FOLDER` "
-        "loads; checkpoints go there too, and --resume continues from the newest."
+        "loads; checkpoints go there too, and --resume continues from the newest. --preset paramod trains ParaMod "
+        "(Liu et al. 2022, appendix A) on ParaNet pairs (`augkit paramac build-pairs`): t5-base, AdamW lr 1e-4, "
+        "batch 4, gradient accumulation 4, 5 epochs; options given explicitly override the preset. The input keeps "
+        "the 'paraphrase: ' prefix (the authors' ParaMod read the bare sentence), so the folder stays usable as "
+        "`augkit faq --generator`; prompt it the same way elsewhere."
     )
     source = paraphraser.add_mutually_exclusive_group(required=True)
     source.add_argument("--pairs", nargs=2, metavar=("SOURCES", "TARGETS"),
@@ -56,7 +61,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     paraphraser.add_argument("--source-column", default="source", help="with --table: the column of the sources (default: source)")
     paraphraser.add_argument("--target-column", default="target", help="with --table: the column of the paraphrases (default: target)")
     paraphraser.add_argument("-o", "--output", required=True, help="folder to write the model and checkpoints to")
-    paraphraser.add_argument("-m", "--model", default=DEFAULT_BASE_MODEL, help=f"base model id or directory (default: {DEFAULT_BASE_MODEL})")
+    paraphraser.add_argument(
+        "--preset", choices=sorted(PRESETS), default=None,
+        help="named hyper-parameters: " + "; ".join(f"{p.name}: {_describe_preset(p)} ({p.source})" for p in PRESETS.values())
+        + "; explicit options override them (default: none, the thesis' settings)",
+    )
+    paraphraser.add_argument("-m", "--model", default=None, help=f"base model id or directory (default: {DEFAULT_BASE_MODEL})")
     paraphraser.add_argument("--limit", type=int, default=None, help="train on the first N pairs only")
     paraphraser.add_argument("--resume", action="store_true", help="continue from the newest checkpoint in --output")
     paraphraser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default: cpu)")
@@ -65,18 +75,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     defaults = TrainingSettings()
     for setting in fields(TrainingSettings):
         default = getattr(defaults, setting.name)
+        # None: not given, so that a preset's value applies unless the option is given
+        by_preset = "".join(f"; {p.name}: {p.settings[setting.name]}" for p in PRESETS.values() if setting.name in p.settings)
         paraphraser.add_argument(
-            f"--{setting.name.replace('_', '-')}", type=type(default), default=default,
-            help=f"{_SETTING_HELP[setting.name]} (default: {default})",
+            f"--{setting.name.replace('_', '-')}", type=type(default), default=None,
+            help=f"{_SETTING_HELP[setting.name]} (default: {default}{by_preset})",
         )
+
+
+def _describe_preset(preset: TrainingPreset) -> str:
+    """What a preset sets, as options: ``-m t5-base, learning-rate 0.0001, ...``."""
+    changed = ", ".join(f"{name.replace('_', '-')} {value}" for name, value in preset.settings.items())
+    return f"-m {preset.model}, {changed}"
 
 
 def run(args: argparse.Namespace) -> int:
     """Read the pairs, train, print where the model went and how the loss moved."""
     from augkit_faq.training import read_pairs, train_paraphraser
 
-    settings = TrainingSettings(**{f.name: getattr(args, f.name) for f in fields(TrainingSettings)})
+    preset = PRESETS[args.preset] if args.preset else NO_PRESET
+    settings = preset.resolve({f.name: getattr(args, f.name) for f in fields(TrainingSettings)})
     settings.check()
+    model = args.model or preset.model
     read = read_pairs(
         lines=tuple(args.pairs) if args.pairs else None, table=args.table,
         source_column=args.source_column, target_column=args.target_column, limit=args.limit,
@@ -85,13 +105,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"augkit train: skipped {read.skipped} pairs with an empty side", file=sys.stderr)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     started = time.perf_counter()
-    result = train_paraphraser(read.pairs, args.output, model=args.model, settings=settings, resume=args.resume,
-                               device=args.device, progress=progress)
+    result = train_paraphraser(read.pairs, args.output, model=model, settings=settings, resume=args.resume,
+                               device=args.device, progress=progress, preset=args.preset)
     seconds = time.perf_counter() - started
     losses = result.losses
     moved = f"; loss {losses[0][1]:.3f} (step {losses[0][0]}) -> {losses[-1][1]:.3f} (step {losses[-1][0]})" if losses else ""
     resumed = f", resumed from {result.resumed_from}" if result.resumed_from else ""
-    print(f"augkit train paraphraser: {result.pairs} pairs, {result.steps} optimisation steps in {seconds:.1f} s{resumed}{moved}",
+    recipe = f" (preset {args.preset})" if args.preset else ""
+    print(f"augkit train paraphraser{recipe}: {result.pairs} pairs, {result.steps} optimisation steps in {seconds:.1f} s{resumed}{moved}",
           file=sys.stderr)
     if result.eval_loss is not None:
         print(f"  held-out loss {result.eval_loss:.3f}", file=sys.stderr)

@@ -67,6 +67,46 @@ class TrainingSettings:
             raise UsageError(f"eval-fraction must be in [0, 1), got {self.eval_fraction!r}")
 
 
+@dataclass(frozen=True)
+class TrainingPreset:
+    """A named recipe for ``augkit train paraphraser --preset NAME``: the base ``model`` and
+    the ``settings`` (:class:`TrainingSettings` fields) it changes, with ``source``, where the
+    values come from. Options given on the command line override a preset's values; fields it
+    does not name keep :class:`TrainingSettings`' defaults.
+
+    The input format stays this module's ("paraphrase: <source> </s>") whatever the preset,
+    so that every trained folder works as ``augkit faq --generator``.
+    """
+
+    name: str
+    model: str
+    settings: dict[str, Any]
+    source: str
+
+    def resolve(self, given: dict[str, Any]) -> TrainingSettings:
+        """The settings of a run: ``given`` (None: not given), else this preset's, else the defaults."""
+        chosen = {name: value for name, value in given.items() if value is not None}
+        return TrainingSettings(**{**self.settings, **chosen})
+
+
+#: ParaMod (Liu et al. 2022, appendix A): "T5-base as the base model ... AdamW optimizer,
+#: learning rate of 1e-4, and beta1 = 0.9, beta2 = 0.999 [transformers' defaults] ... batch
+#: size to 4 and gradient accumulation steps to 4 ... five epochs of training yield the best
+#: performance". The authors' run.sh agrees (t5-base, lr 1e-4, 4 x 4, 5 epochs); their
+#: warm-up (300) and weight decay (0.01) are built in main.py but never used, so the
+#: defaults here (0, 0) are what they trained with. Unlike this module, their ParaMod input
+#: is the bare sentence, without "paraphrase: " (paramac-code.md, section 8).
+PARAMOD = TrainingPreset(
+    name="paramod", model="t5-base",
+    settings={"learning_rate": 1e-4, "batch_size": 4, "gradient_accumulation": 4, "epochs": 5.0},
+    source="ParaMod, Liu et al. 2022, appendix A",
+)
+#: The presets of ``--preset``, by name.
+PRESETS = {preset.name: preset for preset in (PARAMOD,)}
+#: No preset: the thesis' settings (:class:`TrainingSettings`' defaults) and base model.
+NO_PRESET = TrainingPreset(name="none", model=DEFAULT_BASE_MODEL, settings={}, source="Ng 2021, Figure 3.4.2")
+
+
 @dataclass
 class PairsRead:
     """Training pairs (a DataFrame with ``source`` and ``target``) and how many were skipped
@@ -134,9 +174,11 @@ def train_paraphraser(
     resume: bool = False,
     device: str = "cpu",
     progress: bool = True,
+    preset: str | None = None,
 ) -> TrainingResult:
     """Fine-tune ``model`` on ``pairs`` (DataFrame with ``source`` and ``target``) and save the
-    result to ``output_dir``.
+    result to ``output_dir``. ``preset`` names the :data:`PRESETS` entry the settings came
+    from, for the training record.
 
     ``resume=True`` continues from the newest checkpoint in ``output_dir`` (same pairs and
     settings expected); without it, a folder that already holds checkpoints is refused
@@ -192,7 +234,7 @@ def train_paraphraser(
         eval_loss=next((float(e["eval_loss"]) for e in reversed(trainer.state.log_history) if "eval_loss" in e), None),
         resumed_from=Path(last).name if resume and last else None,
     )
-    _write_record(output, result, settings)
+    _write_record(output, result, settings, preset)
     return result
 
 
@@ -233,9 +275,9 @@ def _import_trainer() -> Any:
     return transformers
 
 
-def _write_record(output: Path, result: TrainingResult, settings: TrainingSettings) -> None:
+def _write_record(output: Path, result: TrainingResult, settings: TrainingSettings, preset: str | None) -> None:
     record = {
-        "base_model": result.base_model, "pairs": result.pairs, "steps": result.steps,
+        "base_model": result.base_model, "preset": preset, "pairs": result.pairs, "steps": result.steps,
         "losses": result.losses, "eval_loss": result.eval_loss, "resumed_from": result.resumed_from,
         "settings": asdict(settings), "prompt": paraphrase_prompt("<sentence>"),
     }

@@ -20,3 +20,10 @@ __all__ = ["ParaMac"]
 @augkit.hookimpl
 def register_augmenters(register):
     register(ParaMac)
+
+
+@augkit.hookimpl
+def register_commands(register):
+    from augkit_paramac import paranet_cli
+
+    register("paramac", paranet_cli.add_arguments, paranet_cli.run, help=paranet_cli.HELP)  # `augkit paramac build-pairs`

@@ -24,9 +24,11 @@ PAPER_WEIGHTS = (4.0, 8.0, 1.2)
 
 
 class ParaMac(augkit.Augmenter):
-    """ParaMac paraphrasing (Liu et al. 2022): keywords of the sentence are kept as anchors,
-    reworded and reordered, and T5 writes the words between them; candidates are ranked by
-    ``4.0 * bertscore + 8.0 * fluency + 1.2 * diversity``.
+    """ParaMac paraphrasing (Liu et al. 2022): keyword-anchored T5 infilling, ranked.
+
+    The sentence's keywords are kept as anchors, reworded and reordered, and T5 writes the
+    words between them; candidates are ranked by ``4.0 * bertscore + 8.0 * fluency + 1.2 *
+    diversity``.
 
     Per sentence: keywords by RAKE plus the remaining nouns and verbs; the
     ``round(drop_rate * |K|)`` least informative dropped (scored with the generator); each
@@ -52,7 +54,12 @@ class ParaMac(augkit.Augmenter):
     semantic_layer : int, optional
         Its hidden layer; None: BERTScore's default for the model (19 for roberta-large-mnli).
     fluency_model : str
-        Causal LM scoring fluency (mean token log-probability). Default ``gpt2``.
+        Causal LM scoring fluency. Default ``gpt2``.
+    fluency_scale : str
+        ``paramac`` (default): ``sigmoid(4 / perplexity) - 0.5``, the authors' code's scale,
+        on which the weights 4.0 / 8.0 / 1.2 were set; ``logprob``: the mean token
+        log-probability itself (its spread is some ten times BERTScore's: use
+        ``weights="inverse_std"`` with it).
     drop_rate : float
         Share of keywords dropped as least informative, rounded half up. Default 0.15
         (appendix A; the authors' code defaults to 0.3).
@@ -100,6 +107,7 @@ class ParaMac(augkit.Augmenter):
         semantic_model: str = DEFAULT_SEMANTIC_MODEL,
         semantic_layer: int | None = None,
         fluency_model: str = DEFAULT_FLUENCY_MODEL,
+        fluency_scale: str = "paramac",
         drop_rate: float = 0.15,
         keyword_scoring: str = "leave_one_out",
         substitute_rank: int = 2,
@@ -123,6 +131,8 @@ class ParaMac(augkit.Augmenter):
             raise InvalidParameterError(f"paramac: drop_rate must be a number in [0, 1), got {drop_rate!r}")
         if keyword_scoring not in KEYWORD_SCORINGS:
             raise InvalidParameterError(f"paramac: keyword_scoring must be one of {', '.join(KEYWORD_SCORINGS)}, got {keyword_scoring!r}")
+        if fluency_scale not in ("paramac", "logprob"):
+            raise InvalidParameterError(f"paramac: fluency_scale must be 'paramac' or 'logprob', got {fluency_scale!r}")
         if substitute_check not in CHECKS:
             raise InvalidParameterError(f"paramac: substitute_check must be one of {', '.join(CHECKS)}, got {substitute_check!r}")
         for label, value, low in (("substitute_rank", substitute_rank, 0), ("permutations", permutations, 1),
@@ -142,6 +152,7 @@ class ParaMac(augkit.Augmenter):
         self.semantic_model = semantic_model
         self.semantic_layer = semantic_layer
         self.fluency_model = fluency_model
+        self.fluency_scale = fluency_scale
         self.drop_rate = float(drop_rate)
         self.keyword_scoring = keyword_scoring
         self.substitute_rank = substitute_rank
@@ -175,7 +186,7 @@ class ParaMac(augkit.Augmenter):
             LengthFilter(min=0.0, max=math.inf, unit="chars", shortest=self.min_chars),
             ExactDuplicateFilter(against_source=True, ignore_case=True, ignore_final_punctuation=True),
             BertScoreScorer(model=self.semantic_model, layer=self.semantic_layer, device=self.device),
-            FluencyScorer(model=self.fluency_model, device=self.device),
+            FluencyScorer(model=self.fluency_model, device=self.device, scale=self.fluency_scale),
             DiversityScorer(),
             rank,
         ]

@@ -8,7 +8,8 @@ itself, a stop word or a word piece. With ``check="synonym"`` the prediction mus
 one of the word's WordNet lemma names (what the authors' released code does). A refused
 prediction leaves the word as it was. Words are eligible by part of speech: adjectives,
 adverbs and verbs (the released code's choice; nouns carry what a sentence is about and
-are kept unless ``nouns=True``).
+are kept unless ``nouns=True``). Negations ("not", "never", "n't") are never substituted
+nor substituted in: swapping one changes what the sentence says.
 """
 
 from __future__ import annotations
@@ -19,10 +20,14 @@ from typing import Any
 
 from augkit.plugin import split_words
 
+from augkit_paramac.keywords import NEGATIONS
+
 #: Penn tags of the words substituted: adjectives, adverbs and verbs.
 ELIGIBLE_TAGS = frozenset({"JJ", "JJR", "JJS", "RB", "RBR", "RBS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ"})
 #: ... and common nouns when ``nouns=True`` (proper nouns never: names do not have synonyms).
 NOUN_TAGS = frozenset({"NN", "NNS"})
+#: Shortest substitute: single letters ("x", "s") are word pieces or symbols, not words.
+MIN_LETTERS = 2
 #: Acceptance rules for a prediction (see the module docstring).
 CHECKS = ("antonym", "synonym")
 #: Forms of be/have/do and modals: their "substitutes" change tense or mood, never wording.
@@ -54,7 +59,8 @@ def substitution_slots(text: str, row: int, keyword_spans: Sequence[tuple[int, i
     for index, word in enumerate(sequence.words):
         start, end = position, position + len(word)
         position = end + len(sequence.glue[index + 1])
-        if tags[index] not in eligible or not word.isalpha() or word.lower() in AUXILIARIES:
+        if (tags[index] not in eligible or not word.isalpha() or word.lower() in AUXILIARIES
+                or word.lower() in NEGATIONS):
             continue
         for keyword, (k_start, k_end) in enumerate(keyword_spans):
             if k_start <= start and end <= k_end:
@@ -73,8 +79,9 @@ class SubstituteCheck:
 
     def accepts(self, word: str, prediction: str) -> bool:
         low, predicted = word.lower(), prediction.lower()
-        if not predicted.isalpha() or predicted in self.stop_words or predicted in AUXILIARIES:
-            return False  # word pieces ("##ly"), punctuation, numbers, function words
+        if (not predicted.isalpha() or len(predicted) < MIN_LETTERS or predicted in self.stop_words
+                or predicted in AUXILIARIES or predicted in NEGATIONS):
+            return False  # word pieces ("##ly"), punctuation, numbers, single letters, function words, negations
         if predicted == low or self._same_word(low, predicted):
             return False
         if self.check == "synonym":

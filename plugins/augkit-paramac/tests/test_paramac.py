@@ -106,7 +106,8 @@ def test_wordnet_antonyms_and_forms_of_the_word_are_refused():
     assert not check.accepts("large", "larger")  # a form of the same word
     assert not check.accepts("increase", "decrease")
     assert check.accepts("large", "huge")
-    assert not check.accepts("large", "the") and not check.accepts("large", "##ly")
+    assert not check.accepts("large", "the") and not check.accepts("large", "##ly") and not check.accepts("large", "x")
+    assert not check.accepts("always", "never")  # a negation is never substituted in
     synonyms_only = SubstituteCheck(default_lexicon(), STOP_WORDS, "synonym")
     assert synonyms_only.accepts("large", "big") and not synonyms_only.accepts("large", "huge")
 
@@ -133,6 +134,9 @@ def test_the_second_prediction_replaces_a_word_unless_it_is_an_antonym(paramac_p
         assert plans[0].keywords[0] == expected
     assert plans[0].substitutions["large sofa"] == "huge sofa"
     assert plans[0].substitutions["thin blanket"] == "huge blanket"  # the fake proposes "huge" everywhere
+    negated = "It is thought to be an animal virus, though the source has not yet been identified."
+    plan = planner.plan([negated], _rngs([negated]))[0]
+    assert "not" in plan.keywords and "not" not in plan.substitutions  # negations stay as written
 
 
 # -- orders, context, generation ------------------------------------------------------------------
