@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from augkit.candidate import Candidate
 from augkit.errors import InvalidParameterError
-from augkit.filters.base import BatchContext
-from augkit.filters.scorer import Scorer
+from augkit.filters.scorer import Scorer, check_model_and_device
 from augkit.metrics._bertscore import DEFAULT_BERTSCORE_MODEL
 
 
@@ -44,23 +42,15 @@ class BertScoreScorer(Scorer):
     uses_model = True  # an encoder's token embeddings
 
     def __init__(self, model: str = DEFAULT_BERTSCORE_MODEL, layer: int | None = None, device: str = "cpu"):
-        if not isinstance(model, str) or not model.strip():
-            raise InvalidParameterError(f"bertscore: model must be an encoder's id or directory, got {model!r}")
+        check_model_and_device("bertscore", model, device, "an encoder's")
         if layer is not None and (isinstance(layer, bool) or not isinstance(layer, int) or layer < 0):
             raise InvalidParameterError(f"bertscore: layer must be None or an integer >= 0 (0: the embedding output), got {layer!r}")
-        if not isinstance(device, str) or not device.strip():
-            raise InvalidParameterError(f"bertscore: device must be 'cpu', 'cuda', 'cuda:N' or 'auto', got {device!r}")
         self.model = model
         self.layer = layer
         self.device = device
 
-    def score_batch(self, sources: list[str], candidates: list[list[Candidate]], context: BatchContext) -> list[list[float]]:
+    def score_pairs(self, sources: list[str], texts: list[str]) -> list[float]:
         """Every candidate of the batch scored against its source in one batched call."""
-        texts = [candidate.text for row in candidates for candidate in row]
-        if not texts:
-            return [[] for _ in candidates]
         from augkit.metrics import bertscore
 
-        references = [source for source, row in zip(sources, candidates, strict=True) for _ in row]
-        values = iter(score.f1 for score in bertscore(texts, references, model=self.model, layer=self.layer, device=self.device))
-        return [[next(values) for _ in row] for row in candidates]
+        return [score.f1 for score in bertscore(texts, sources, model=self.model, layer=self.layer, device=self.device)]

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import math
 
-from augkit.candidate import Candidate
 from augkit.errors import InvalidParameterError
-from augkit.filters.base import BatchContext
-from augkit.filters.scorer import Scorer
+from augkit.filters.scorer import Scorer, check_model_and_device
 
 #: The language model ``fluency`` scores with unless told otherwise: GPT-2 small, the model
 #: ParaMac scores fluency with.
@@ -58,23 +56,16 @@ class FluencyScorer(Scorer):
     uses_model = True  # a causal language model
 
     def __init__(self, model: str = DEFAULT_FLUENCY_MODEL, device: str = "cpu", scale: str = "logprob"):
-        if not isinstance(model, str) or not model.strip():
-            raise InvalidParameterError(f"fluency: model must be a causal language model id or directory, got {model!r}")
-        if not isinstance(device, str) or not device.strip():
-            raise InvalidParameterError(f"fluency: device must be 'cpu', 'cuda', 'cuda:N' or 'auto', got {device!r}")
+        check_model_and_device("fluency", model, device, "a causal language model")
         if scale not in FLUENCY_SCALES:
             raise InvalidParameterError(f"fluency: scale must be one of {', '.join(FLUENCY_SCALES)}, got {scale!r}")
         self.model = model
         self.device = device
         self.scale = scale
 
-    def score_batch(self, sources: list[str], candidates: list[list[Candidate]], context: BatchContext) -> list[list[float]]:
+    def score_pairs(self, sources: list[str], texts: list[str]) -> list[float]:
         """Every candidate of the batch scored in one batched call."""
-        texts = [candidate.text for row in candidates for candidate in row]
-        if not texts:
-            return [[] for _ in candidates]
         from augkit.models.loading import load_causal_lm
 
         logprobs = load_causal_lm(self.model, device=self.device).mean_logprob(texts)
-        values = iter(logprobs if self.scale == "logprob" else map(paramac_fluency, logprobs))
-        return [[next(values) for _ in row] for row in candidates]
+        return logprobs if self.scale == "logprob" else [paramac_fluency(value) for value in logprobs]

@@ -40,11 +40,22 @@ class Scorer(Filter):
         scorer declares one score, else a mapping with a number for each declared name."""
         raise NotImplementedError(f"{type(self).__name__} must implement score() or score_batch()")
 
+    def score_pairs(self, sources: list[str], texts: list[str]) -> list[ScoreValue]:
+        """Scores of candidate texts, each against its source (``sources[i]`` for
+        ``texts[i]``), all in one call: what a model-backed scorer implements to score a
+        whole batch at once (:meth:`score_batch` flattens the batch for it)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement score(), score_pairs() or score_batch()")
+
     def score_batch(
         self, sources: list[str], candidates: list[list[Candidate]], context: BatchContext
     ) -> list[list[ScoreValue]]:
-        """Scores of many sources' candidates: one list per source, one value per candidate
-        (see :meth:`score`). Defaults to :meth:`score` per candidate."""
+        """Scores of many sources' candidates: one list per source, one value per candidate.
+        Defaults to one :meth:`score_pairs` call on the whole batch when the scorer has it,
+        else :meth:`score` per candidate."""
+        if type(self).score_pairs is not Scorer.score_pairs:
+            pairs = [(source, c.text) for source, row in zip(sources, candidates, strict=True) for c in row]
+            values = iter(self.score_pairs([s for s, _ in pairs], [t for _, t in pairs]) if pairs else [])
+            return [[next(values) for _ in row] for row in candidates]
         return [[self.score(source, c.text) for c in row] for source, row in zip(sources, candidates, strict=True)]
 
     def filter(self, source: str, candidates: list[Candidate]) -> list[Candidate]:
@@ -107,3 +118,14 @@ def _named(step: str, names: tuple[str, ...], value: Any, candidate: Candidate) 
             )
         named[name] = float(number)
     return named
+
+
+def check_model_and_device(step: str, model: Any, device: Any, kind: str) -> None:
+    """A model-backed step's ``model`` (a ``kind`` id or directory) and ``device``, checked
+    at construction so that a typo fails before any model loads."""
+    from augkit.errors import InvalidParameterError
+
+    if not isinstance(model, str) or not model.strip():
+        raise InvalidParameterError(f"{step}: model must be {kind} id or directory, got {model!r}")
+    if not isinstance(device, str) or not device.strip():
+        raise InvalidParameterError(f"{step}: device must be 'cpu', 'cuda', 'cuda:N' or 'auto', got {device!r}")
