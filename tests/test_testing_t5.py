@@ -50,3 +50,20 @@ def test_training_gets_a_private_float32_copy_in_train_mode(tmp_path, texts):
     with torch.no_grad():
         next(trainable.parameters()).add_(1.0)
     assert not torch.equal(next(trainable.parameters()), next(shared.parameters()))
+
+
+def test_the_vocabulary_is_padded_to_t5s_size_with_fillers_before_the_sentinels(tmp_path, texts):
+    from augkit.testing import t5_base_shape
+
+    folder = build_t5_model(tmp_path / "t5", texts, vocab_size=300, padded_vocab_size=1000, extra_ids=10)
+    model = load_seq2seq(str(folder), device="cpu")
+    tokenizer = model.tokenizer
+    assert len(tokenizer) == model.model.config.vocab_size == 1000
+    assert tokenizer.convert_tokens_to_ids([f"<extra_id_{i}>" for i in range(10)]) == list(range(990, 1000))
+    assert tokenizer.decode(tokenizer(texts[1])["input_ids"], skip_special_tokens=True) == texts[1]  # fillers never needed
+    assert tokenizer.decode([989]).startswith("filler")
+    with pytest.raises(ValueError, match="smaller than"):
+        build_t5_model(tmp_path / "small", texts, vocab_size=300, padded_vocab_size=50, extra_ids=10)
+    shape = t5_base_shape()
+    assert (shape["d_model"], shape["layers"], shape["heads"], shape["ffn_dim"], shape["padded_vocab_size"], shape["extra_ids"]) == (
+        768, 12, 12, 3072, 32100, 100)

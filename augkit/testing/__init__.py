@@ -3,7 +3,8 @@
 :func:`build_marian_model` and :func:`build_marian_pair` write randomly initialised MarianMT
 translation models that load like a local opus-mt copy; :func:`opus_mt_shape` gives the
 arguments for a full-size one (benchmarks). :func:`build_t5_model` writes a random T5 (the
-FAQ paraphraser's architecture). :func:`build_bert_masked_lm`, :func:`build_gpt2_causal_lm`
+FAQ paraphraser's architecture; ParaMac's infiller with sentinels), :func:`t5_base_shape`
+its real size. :func:`build_bert_masked_lm`, :func:`build_gpt2_causal_lm`
 and :func:`build_pair_classifier` write a random masked LM, causal LM and MNLI-style pair
 classifier with tokenizers trained on the fly; :func:`bert_base_shape` and
 :func:`gpt2_small_shape` give their real sizes. Importing this package loads no torch,
@@ -13,7 +14,7 @@ transformers, tokenizers or sentencepiece; they are imported when a model is bui
 from augkit.testing.bert import NLI_LABELS, bert_base_shape, build_bert_masked_lm, build_pair_classifier
 from augkit.testing.gpt2 import build_gpt2_causal_lm, gpt2_small_shape
 from augkit.testing.marian import build_marian_model, build_marian_pair, opus_mt_shape
-from augkit.testing.t5 import build_t5_model
+from augkit.testing.t5 import build_t5_model, t5_base_shape
 
 __all__ = [
     "NLI_LABELS",
@@ -26,4 +27,5 @@ __all__ = [
     "build_t5_model",
     "gpt2_small_shape",
     "opus_mt_shape",
+    "t5_base_shape",
 ]
