@@ -220,3 +220,15 @@ def test_end_to_end_and_reproducible(shared_data, tmp_path):
     assert "python -m benchmarks.fewshot --data" in summary
     assert "| 5 | `eda\\|semantic\\|label_integrity` |" in summary
     assert (tmp_path / "first" / "gain.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_paramac_joins_the_default_methods_when_its_models_are_at_hand(tmp_path, monkeypatch):
+    pytest.importorskip("augkit_paramac")
+    from benchmarks.fewshot import DEFAULT_METHODS, default_methods
+
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    monkeypatch.setenv("AUGKIT_MODEL_DIR", str(tmp_path / "models"))
+    assert default_methods() == DEFAULT_METHODS  # nothing here: no download for a row
+    for name in ("t5-large", "bert-base-uncased", "gpt2", "roberta-large-mnli"):
+        (tmp_path / "models" / name).mkdir(parents=True)
+    assert default_methods() == (*DEFAULT_METHODS, "paramac")

@@ -23,3 +23,35 @@ DEFAULT_METHODS = (
     "nlpaug:synonym",
     "nlpaug:swap",
 )
+
+#: The method run with the paper's models (seed 000): added to the defaults when they are at
+#: hand (:func:`default_methods`).
+PARAMAC = "paramac"
+
+
+def default_methods() -> tuple[str, ...]:
+    """:data:`DEFAULT_METHODS`, plus ``paramac`` when augkit-paramac is installed and its four
+    default models load without a download (a folder, ``$AUGKIT_MODEL_DIR`` or the Hugging
+    Face cache): ParaMac is worth a row wherever a real generator is, and costs a download
+    of several GB where none is."""
+    return DEFAULT_METHODS + ((PARAMAC,) if _paramac_models_at_hand() else ())
+
+
+def _paramac_models_at_hand() -> bool:
+    try:
+        from augkit_paramac.augmenter import (
+            DEFAULT_FLUENCY_MODEL,
+            DEFAULT_GENERATOR,
+            DEFAULT_SEMANTIC_MODEL,
+            DEFAULT_SUBSTITUTION_MODEL,
+        )
+        from huggingface_hub import try_to_load_from_cache
+
+        from augkit.models import resolve_model_source
+    except ImportError:
+        return False
+    for model in (DEFAULT_GENERATOR, DEFAULT_SUBSTITUTION_MODEL, DEFAULT_FLUENCY_MODEL, DEFAULT_SEMANTIC_MODEL):
+        source = resolve_model_source(model)
+        if not source.local and not isinstance(try_to_load_from_cache(model, "config.json"), str):
+            return False
+    return True

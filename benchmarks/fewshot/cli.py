@@ -13,7 +13,7 @@ from pathlib import Path
 
 from augkit import AugkitError
 
-from benchmarks.fewshot import DEFAULT_METHODS
+from benchmarks.fewshot import default_methods
 from benchmarks.fewshot.classifiers import CLASSIFIERS
 from benchmarks.fewshot.data import DataError, load_dataset
 from benchmarks.fewshot.methods import MethodSpecError, parse_method
@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     protocol.add_argument("--shots", type=int, nargs="+", default=[5, 10], metavar="K", help="examples per class (default: 5 10)")
     protocol.add_argument("--seeds", type=int, default=5, help="seeds 0..S-1, each its own K-shot sample (default: 5)")
     protocol.add_argument("--n", type=int, default=4, help="augmentations per example (default: 4)")
-    protocol.add_argument("--methods", nargs="+", default=list(DEFAULT_METHODS), metavar="METHOD",
+    protocol.add_argument("--methods", nargs="+", default=list(default_methods()), metavar="METHOD",
                           help="none, augkit pipeline strings, nlpaug:synonym|swap|delete; options after @, e.g. "
                           "'aeda@weight=0.3,n=8' (default: %(default)s)")
     protocol.add_argument("--valid", action="store_true", help="also score every run on the valid split")

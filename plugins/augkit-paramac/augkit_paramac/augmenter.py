@@ -227,10 +227,13 @@ class ParaMac(augkit.Augmenter):
             num_return=self.num_return, max_new_tokens=self.max_new_tokens, skip_special_tokens=False,
             description="infilling",
         )
+        unknown = model.tokenizer.unk_token
         rows: list[dict[str, None]] = [{} for _ in plans]
         for (row, order), outputs in zip(inputs, result.texts, strict=True):
             keywords = plans[row].ordered_keywords(order)
             for output in outputs:
+                if unknown and unknown in output:
+                    continue  # a span T5 could not spell ("<unk>") is no text to offer
                 rows[row].setdefault(fill(keywords, output))
         return [[Candidate(text, self.name) for text in list(found)[:n] if text] for found in rows]
 
