@@ -10,6 +10,9 @@ def model_not_available_message(model: str, kind: str, error: BaseException, *, 
     named ``model`` could not be loaded, the first line of why, and how to provide it;
     ``alternative`` adds one more way (e.g. a package that ships the model)."""
     reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    looks_like_path = os.path.isabs(model) or model.startswith((".", "~"))
+    if looks_like_path and not os.path.exists(os.path.expanduser(model)):
+        reason = "no such directory"  # not the hub's "couldn't connect", which says nothing here
     lines = [f"{kind} model {model!r} is not available: {reason}"]
     if os.path.isabs(model) or model.startswith((".", "~")) or os.path.exists(model):
         lines.append("  a model directory must hold config.json, the tokenizer files and model.safetensors (save_pretrained)")

@@ -66,8 +66,9 @@ def test_a_missing_local_directory_says_what_a_model_directory_holds(tmp_path):
     pytest.importorskip("transformers")
     from augkit.models import load_seq2seq
 
-    with pytest.raises(ModelNotAvailableError, match="model.safetensors"):
+    with pytest.raises(ModelNotAvailableError, match="model.safetensors") as raised:
         load_seq2seq(str(tmp_path / "nowhere"), device="cpu")
+    assert "is not available: no such directory" in str(raised.value)  # not the hub's "couldn't connect"
 
 
 def test_a_hub_id_loads_from_augkit_model_dir_without_the_network(tiny_marian_pair, tmp_path, monkeypatch):
