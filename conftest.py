@@ -35,6 +35,15 @@ def read_lines(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines()
 
 
+QUORA = Path("quora_pairs") / "paragen" / "head_0a142eb"
+
+
+def quora_questions(shared_data: Path, count: int, start: int = 0) -> list[str]:
+    """Quora questions (first side of the validation pairs), distinct, in file order."""
+    lines = read_lines(shared_data / QUORA / "val.q1")
+    return list(dict.fromkeys(line.strip() for line in lines if line.strip()))[start : start + count]
+
+
 def banking77_workbook_with_sheet(shared_data: Path, target: Path, rows: Iterable[tuple[str, ...]], *, numbered: bool = True) -> Path:
     """An .xlsx made by pandas from 20 BANKING77 rows whose first sheet is then replaced by
     ``rows`` (the first is the header) as inline-string cells: for workbooks too large or too
@@ -260,3 +269,26 @@ def tiny_t5(quora_pairs, tmp_path_factory) -> Path:
 
     texts = quora_pairs["source"].tolist() + quora_pairs["target"].tolist()
     return build_t5_model(tmp_path_factory.mktemp("t5") / "tiny-t5", texts)
+
+
+@pytest.fixture(scope="session")
+def tiny_t5_infiller(shared_data, tmp_path_factory) -> Path:
+    """A random 2-layer T5 (32-dim) with 40 sentinels (span infilling, ParaMac) and a unigram
+    tokenizer trained on Quora questions and BANKING77 texts."""
+    pytest.importorskip("torch")
+    pytest.importorskip("sentencepiece")
+    from augkit.testing import build_t5_model
+
+    texts = quora_questions(shared_data, 2000) + read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
+    return build_t5_model(tmp_path_factory.mktemp("tiny-t5-infiller"), texts, vocab_size=600, extra_ids=40)
+
+
+@pytest.fixture(scope="session")
+def paramac_params(tiny_t5_infiller, tiny_masked_lm, tiny_causal_lm) -> dict:
+    """ParaMac on the tiny models (T5 infiller; BERT for substitution and BERTScore; GPT-2 for
+    fluency), with a small search (3 orders x 2 beams) so tests run fast."""
+    return {
+        "generator": str(tiny_t5_infiller), "substitution_model": str(tiny_masked_lm),
+        "semantic_model": str(tiny_masked_lm), "fluency_model": str(tiny_causal_lm),
+        "permutations": 3, "num_beams": 2, "num_return": 2, "max_new_tokens": 12,
+    }

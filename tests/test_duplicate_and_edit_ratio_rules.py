@@ -76,10 +76,10 @@ def test_giving_both_the_old_and_the_new_name_is_an_error():
 
 
 def test_the_signature_and_the_parameters_listed_show_only_the_new_names():
-    assert [p.name for p in LengthFilter.parameters()] == ["min", "max", "unit"]
+    assert [p.name for p in LengthFilter.parameters()] == ["min", "max", "unit", "shortest"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the new names give no warning
-        assert LengthFilter(min=0.2).get_params() == {"min": 0.2, "max": 2.0, "unit": "words"}
+        assert LengthFilter(min=0.2).get_params() == {"min": 0.2, "max": 2.0, "unit": "words", "shortest": 0}
 
 
 def test_an_old_name_on_the_command_line_gets_the_new_names_type():

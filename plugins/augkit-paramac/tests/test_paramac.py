@@ -18,7 +18,7 @@ from augkit_paramac.infilling import fill, in_order, model_input, spans, templat
 from augkit_paramac.keywords import STOP_WORDS, extract_keywords
 from augkit_paramac.plan import Planner
 from augkit_paramac.substitution import SubstituteCheck
-from conftest import quora_questions
+from conftest import quora_questions  # the root conftest
 
 PAPER_WEIGHTS = {"bertscore": 4.0, "fluency": 8.0, "diversity": 1.2}
 
