@@ -70,3 +70,15 @@ def pad_rows(rows: Sequence[Sequence[int]], pad_id: int, device: str, *, width: 
         ids[r, : len(row)] = torch.tensor(row, dtype=torch.long)
         mask[r, : len(row)] = 1
     return ids.to(device), mask.to(device)
+
+
+#: Fewest token rows per forward pass of an encoder. Below about 32, the CPU matrix kernels
+#: take another path and a text's vectors differ in their last bits from the same text in a
+#: bigger batch; topping small batches up with copies keeps them batch-independent.
+MIN_TOKENS_PER_PASS = 64
+
+
+def filler_rows(rows: int, length: int) -> int:
+    """Copies of a batch's first text to add so the pass has :data:`MIN_TOKENS_PER_PASS`
+    tokens (``rows`` texts of padded ``length``); 0 when it has enough."""
+    return max(0, -(-MIN_TOKENS_PER_PASS // max(length, 1)) - rows)

@@ -31,7 +31,7 @@ from augkit.errors import (
     ModelNotAvailableError,
 )
 from augkit.model_availability import model_not_available_message
-from augkit.models.batching import PAD_MULTIPLE
+from augkit.models.batching import MIN_TOKENS_PER_PASS, PAD_MULTIPLE, filler_rows
 from augkit.models.device import resolve_device
 from augkit.progress import third_party_bars
 
@@ -146,7 +146,7 @@ class SentenceEncoder:
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
         with torch.inference_mode():
             for batch in _same_padded_length_batches(order, padded, batch_size, self.max_tokens):
-                rows = batch + batch[:1] * _filler_rows(len(batch), padded[batch[0]])
+                rows = batch + batch[:1] * filler_rows(len(batch), padded[batch[0]])
                 width = padded[batch[0]]
                 input_ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
                 mask = torch.zeros((len(rows), width), dtype=torch.long)
@@ -245,17 +245,6 @@ def _same_padded_length_batches(order: list[int], padded: list[int], batch_size:
     if current:
         batches.append(current)
     return batches
-
-
-#: Fewest token rows per forward pass. Below about 32, the CPU matrix kernels take another
-#: path and a text's embedding differs in its last bits from the same text in a bigger
-#: batch; topping small batches up with copies keeps every embedding batch-independent.
-MIN_TOKENS_PER_PASS = 64
-
-
-def _filler_rows(rows: int, length: int) -> int:
-    """Copies of a batch's first text to add so the pass has MIN_TOKENS_PER_PASS tokens."""
-    return max(0, -(-MIN_TOKENS_PER_PASS // max(length, 1)) - rows)
 
 
 def resolve_encoder(model: str | None) -> str:

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from augkit.errors import InvalidParameterError
-from augkit.models.batching import DEFAULT_TOKEN_BUDGET, pad_rows, padded_length, token_budget_batches
-from augkit.models.encoder import _filler_rows
+from augkit.models.batching import DEFAULT_TOKEN_BUDGET, filler_rows, pad_rows, padded_length, token_budget_batches
 from augkit.models.limits import warn_cut
 from augkit.models.loaded import LoadedModel
 from augkit.models.spec import ModelSpec, resolve_model_source
@@ -138,7 +137,7 @@ class TokenEncoder(LoadedModel):
     def _layer_states(self, rows: list[tuple[int, ...]], layer: int) -> list[Any]:
         # A pass of few token rows takes another CPU kernel path (last bits differ): top it up
         # with copies of its first text, the sentence encoder's rule (MIN_TOKENS_PER_PASS).
-        padded = rows + rows[:1] * _filler_rows(len(rows), padded_length(max(len(row) for row in rows)))
+        padded = rows + rows[:1] * filler_rows(len(rows), padded_length(max(len(row) for row in rows)))
         hidden = self._hidden_states(padded)[layer].float().cpu()
         return [hidden[r, : len(row)].clone() for r, row in enumerate(rows)]
 
