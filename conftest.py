@@ -272,6 +272,14 @@ def tiny_t5(quora_pairs, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def quora_question_list(shared_data) -> list[str]:
+    """Every distinct Quora question (first side of the validation pairs), in file order.
+    Plugin tests take this fixture: they cannot import the root conftest by name, as a
+    plugin's own conftest.py is also a module called 'conftest'."""
+    return quora_questions(shared_data, len(read_lines(shared_data / QUORA / "val.q1")))
+
+
+@pytest.fixture(scope="session")
 def tiny_t5_infiller(shared_data, tmp_path_factory) -> Path:
     """A random 2-layer T5 (32-dim) with 40 sentinels (span infilling, ParaMac) and a unigram
     tokenizer trained on Quora questions and BANKING77 texts."""

@@ -18,14 +18,13 @@ from augkit_paramac.infilling import fill, in_order, model_input, spans, templat
 from augkit_paramac.keywords import STOP_WORDS, extract_keywords
 from augkit_paramac.plan import Planner
 from augkit_paramac.substitution import SubstituteCheck
-from conftest import quora_questions  # the root conftest
 
 PAPER_WEIGHTS = {"bertscore": 4.0, "fluency": 8.0, "diversity": 1.2}
 
 
 @pytest.fixture(scope="module")
-def questions(shared_data) -> list[str]:
-    return quora_questions(shared_data, 24)
+def questions(quora_question_list) -> list[str]:
+    return quora_question_list[:24]
 
 
 def _rngs(texts, seed=0):
@@ -66,10 +65,10 @@ def _planner(params, **changes):
 
 
 @pytest.mark.parametrize("scoring", ["leave_one_out", "alone"])
-def test_the_least_informative_round_015_k_keywords_are_dropped(paramac_params, shared_data, scoring):
+def test_the_least_informative_round_015_k_keywords_are_dropped(paramac_params, quora_question_list, scoring):
     from augkit.plugin import load_seq2seq
 
-    questions = [q for q in quora_questions(shared_data, 300) if len(extract_keywords(q)) >= 4][:10] + quora_questions(shared_data, 4)
+    questions = [q for q in quora_question_list[:300] if len(extract_keywords(q)) >= 4][:10] + quora_question_list[:4]
     planner = _planner(paramac_params, keyword_scoring=scoring)
     found = [extract_keywords(text) for text in questions]
     kept = planner.filtered(questions, found)
@@ -223,8 +222,8 @@ def test_same_seed_same_output_whatever_the_batch_or_workers(paramac_params, que
     assert runs[0].equals(runs[1]) and runs[0].equals(runs[2])
 
 
-def test_inverse_std_weights_are_one_over_each_scores_spread_on_the_first_candidates(paramac_params, shared_data):
-    texts = quora_questions(shared_data, 60, start=100)
+def test_inverse_std_weights_are_one_over_each_scores_spread_on_the_first_candidates(paramac_params, quora_question_list):
+    texts = quora_question_list[100:160]
     wide = {**paramac_params, "weights": "inverse_std", "calibration_candidates": 60}
     pipeline = augkit.Pipeline.from_string("paramac", wide)
     result, trace = augkit.augment(pd.DataFrame({"text": texts}), pipeline, n=1, seed=2, trace=True)
