@@ -1,5 +1,6 @@
 """The ``augkit`` command: ``list``, ``info METHOD``, ``augment INPUT -m METHOD -n N -o OUTPUT``,
-``evaluate ORIGINAL AUGMENTED``, and the commands plugins register (``register_commands`` hook).
+``evaluate ORIGINAL AUGMENTED``, ``train TARGET ...`` (the targets plugins register through the
+``register_training_targets`` hook), and the commands plugins register (``register_commands`` hook).
 
 Exit codes: 0 success, 1 failure while running (an OS error such as a full disk included),
 2 usage error (bad arguments, unknown method or parameter, missing column, unreadable input,
@@ -199,6 +200,7 @@ def _build_parser() -> argparse.ArgumentParser:
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
     augment.set_defaults(augkit_handler=_augment)
     _add_evaluate_parser(commands)
+    _add_train_parser(commands)
     _add_plugin_commands(commands)
     return parser
 
@@ -231,6 +233,62 @@ def _add_evaluate_parser(commands) -> None:
                           help="read CSV/TSV cells spanning lines despite broken quoting, in both files (as augment --allow-multiline)")
     evaluate.add_argument("-o", "--output", default=None, help="also write the table: .csv or .md")
     evaluate.set_defaults(augkit_handler=_evaluate)
+
+
+def _add_train_parser(commands) -> None:
+    """``augkit train TARGET ARGS...``: the target's own parser reads ``ARGS`` when the target
+    is asked for (:func:`_train`), so a target's arguments cost nothing to other commands and
+    an unknown target gets augkit's "did you mean" rather than argparse's message."""
+    train = commands.add_parser(
+        "train",
+        help="train a model for an augkit method: augkit train TARGET ... (augkit train lists the targets)",
+        description="Train a model for an augkit method. Plugins add the targets; "
+        "`augkit train TARGET --help` shows a target's options.",
+        epilog=_training_targets_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    train.add_argument("augkit_train_target", nargs="?", metavar="TARGET", help="what to train")
+    train.add_argument("augkit_train_arguments", nargs=argparse.REMAINDER, metavar="ARGS",
+                       help="the target's arguments (augkit train TARGET --help)")
+    train.set_defaults(augkit_handler=_train)
+
+
+def _training_targets_epilog() -> str | None:
+    from augkit.plugins import get_registry
+
+    try:
+        targets = get_registry().training_targets
+    except Exception:  # noqa: BLE001  (plugin discovery failing is reported by the plugin commands)
+        return None
+    if not targets:
+        return "No training targets are installed."
+    return "targets:\n" + "\n".join(f"  {name:<14}{target.help}" for name, target in sorted(targets.items()))
+
+
+def _train(args: argparse.Namespace) -> int:
+    """Run the target named on the command line with its own parser; without a target, list
+    the targets."""
+    from augkit.plugins import get_registry
+
+    registry = get_registry()
+    if args.augkit_train_target is None:
+        if registry.training_targets:
+            print("augkit train: name a target: augkit train TARGET ... (augkit train TARGET --help for its options)",
+                  file=sys.stderr)
+            rows = [(name, t.plugin.distribution, t.plugin.version, t.help) for name, t in sorted(registry.training_targets.items())]
+            _print_table([("TARGET", "PLUGIN", "VERSION", "DESCRIPTION"), *rows], file=sys.stderr)
+        else:
+            print("augkit train: no training targets are installed (plugins add them, e.g. augkit-faq's paraphraser)",
+                  file=sys.stderr)
+        return EXIT_USAGE
+    target = registry.training_target(args.augkit_train_target)
+    parser = argparse.ArgumentParser(prog=f"augkit train {target.name}", description=target.help or None)
+    try:
+        target.add_arguments(parser)
+    except Exception as error:
+        raise AugkitError(f"training target {target.name!r} of plugin {target.plugin.name!r} "
+                          f"({target.plugin.distribution}) failed to add its arguments: {error!r}") from error
+    return _run_plugin_command(target, parser.parse_args(args.augkit_train_arguments))
 
 
 def _add_plugin_commands(commands) -> None:
@@ -285,8 +343,10 @@ def _list(args: argparse.Namespace) -> int:
     tables = [("METHOD", registry.methods), ("FILTER", registry.filters)]
     if registry.commands:
         tables.append(("COMMAND", registry.commands))
+    if registry.training_targets:
+        tables.append(("TRAIN TARGET", registry.training_targets))
     for title, table in tables:
-        with_scores = title != "COMMAND"  # the scores a method or filter adds (augkit_<score> columns)
+        with_scores = title in ("METHOD", "FILTER")  # the scores a method or filter adds (augkit_<score> columns)
         rows = [(name, entry.plugin.distribution, entry.plugin.version,
                  *([",".join(_scores_added(entry.cls, title)) or "-"] if with_scores else []), entry.description)
                 for name, entry in sorted(table.items())]
@@ -534,11 +594,11 @@ def _docstring_body(doc: str | None) -> str:
     return "\n".join(body).strip()
 
 
-def _print_table(rows: list[tuple[str, ...]]) -> None:
+def _print_table(rows: list[tuple[str, ...]], file=None) -> None:
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]) - 1)]
     for row in rows:
         cells = [str(cell).ljust(width) for cell, width in zip(row, widths)]
-        print("  ".join([*cells, str(row[-1])]).rstrip())
+        print("  ".join([*cells, str(row[-1])]).rstrip(), file=file)
 
 
 if __name__ == "__main__":

@@ -34,6 +34,21 @@ def register_commands(register: Callable[..., None]) -> None:
     argparse arguments, ``run(args) -> int`` executes it and returns the exit code.
 
     ``name`` follows the rules of method names and must not be a built-in command (``list``,
-    ``info``, ``augment``, ``evaluate``) or another plugin's. Import heavy libraries inside
-    ``run``, not at module level: every ``augkit`` invocation builds every plugin's parser.
+    ``info``, ``augment``, ``evaluate``, ``train``) or another plugin's. Import heavy libraries
+    inside ``run``, not at module level: every ``augkit`` invocation builds every plugin's parser.
+    A command that trains a model is a training target instead (:func:`register_training_targets`).
+    """
+
+
+@hookspec
+def register_training_targets(register: Callable[..., None]) -> None:
+    """Register targets of ``augkit train``: call ``register(name, add_arguments, run, help=...)``
+    once per target, as for :func:`register_commands`; ``augkit train NAME ARGS...`` parses
+    ``ARGS`` with the parser ``add_arguments(parser)`` filled and calls ``run(args) -> int``.
+
+    Several plugins can each add targets to the one ``train`` command (``augkit train
+    paraphraser``, ``augkit train pointer``, ...); a name taken by another plugin is reported and
+    skipped. ``add_arguments`` runs only when its target is asked for; import heavy libraries
+    inside ``run``. The shared rules of a training run (the output folder, checkpoints,
+    ``--resume``, the training record) are in :mod:`augkit.plugin`.
     """

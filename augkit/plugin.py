@@ -43,6 +43,15 @@ Model runtime (loaded on first access)
     :func:`token_budget_batches`, :func:`resolve_device`, :func:`load_for_training`,
     :func:`get_encoder` and :func:`cosine_matrix` (the shared sentence encoder), and the
     rest of :data:`_LAZY`.
+Training (``augkit train`` targets; loaded on first access)
+    :func:`training_folder` (one run per output folder; checkpoints refused without
+    ``--resume``, the newest resumed with it), :func:`training_arguments` (transformers'
+    ``TrainingArguments`` from a target's settings), :func:`add_settings_options` and
+    :func:`settings_given` (an option per settings field), :func:`check_training_settings`,
+    :func:`import_trainer`, :func:`logged_losses`, :func:`time_budget_callback`
+    (``--max-minutes``), :func:`write_training_record` (:data:`TRAINING_RECORD`), and
+    :func:`train_wordpiece` / :func:`bert_wordpiece_tokenizer` (a WordPiece vocabulary
+    trained on a corpus, for a model trained from scratch).
 Pipelines, tables and progress (loaded on first access)
     :class:`Pipeline`, :func:`parse_pipeline_spec`, :func:`get_registry` (run other methods
     and filters by name), :data:`SOURCE_COLUMN` and :data:`METHOD_COLUMN` (provenance
@@ -157,6 +166,20 @@ _LAZY = {
     # plugin commands built on augkit's own (augkit paramac build-pairs runs augment)
     "run_cli": "augkit.cli",
     "parse_param_options": "augkit.cli",
+    # training: the rules every `augkit train` target follows
+    "TRAINING_RECORD": "augkit.training",
+    "add_settings_options": "augkit.training",
+    "settings_given": "augkit.training",
+    "check_training_settings": "augkit.training",
+    "import_trainer": "augkit.training",
+    "logged_losses": "augkit.training",
+    "newest_checkpoint": "augkit.training",
+    "time_budget_callback": "augkit.training",
+    "training_arguments": "augkit.training",
+    "training_folder": "augkit.training",
+    "write_training_record": "augkit.training",
+    "train_wordpiece": "augkit.models.tokenizer_training",
+    "bert_wordpiece_tokenizer": "augkit.models.tokenizer_training",
     # metrics
     "edit_distance_ratio": "augkit.metrics",
     # scorers and rankers: a plugin's own scorer subclasses Scorer

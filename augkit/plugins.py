@@ -60,6 +60,7 @@ def build_registry(loaded: LoadedPlugins) -> Registry:
         "register_augmenters": registry.add_augmenter,
         "register_filters": registry.add_filter,
         "register_commands": registry.add_command,
+        "register_training_targets": registry.add_training_target,
     }
     for hook_name, add in hooks.items():
         caller = getattr(loaded.manager.hook, hook_name)

@@ -1,5 +1,5 @@
-"""Named augmenters, filters and command-line commands, with the plugin that registered each
-and helpful errors."""
+"""Named augmenters, filters, command-line commands and ``augkit train`` targets, with the
+plugin that registered each and helpful errors."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from augkit.augmenter import Augmenter
-from augkit.errors import UnknownMethodError
+from augkit.errors import UnknownMethodError, UsageError
 from augkit.filters.base import Filter
 from augkit.params import describe_parameters, instantiate, unknown_name_message
 
@@ -21,9 +21,14 @@ RESERVED_PARAMETERS = frozenset(
      "progress", "batch_size", "coerce", "workers", "row_timeout", "strict", "trace", "context_columns"}
 )
 #: The commands of augkit's own command line (``augkit.cli``); a plugin command cannot take
-#: these names.
-BUILTIN_COMMANDS = frozenset({"list", "info", "augment", "evaluate"})
+#: these names. ``train`` runs the training targets plugins register
+#: (``register_training_targets``), so that several plugins can add one each.
+BUILTIN_COMMANDS = frozenset({"list", "info", "augment", "evaluate", "train"})
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+#: What a command or training target registers: ``add_arguments(parser)`` fills its parser,
+#: ``run(args)`` executes it and returns the exit code.
+AddArguments = Callable[[argparse.ArgumentParser], None]
+Run = Callable[[argparse.Namespace], int]
 
 
 @dataclass(frozen=True)
@@ -50,15 +55,16 @@ class Registered:
 
 @dataclass(frozen=True)
 class RegisteredCommand:
-    """A subcommand of the ``augkit`` command line that a plugin registered.
+    """A subcommand of the ``augkit`` command line that a plugin registered, or a target of
+    ``augkit train`` (``augkit train NAME ...``).
 
     ``add_arguments(parser)`` adds the command's arguments to its ``argparse`` parser;
     ``run(args)`` executes it with the parsed arguments and returns the exit code.
     """
 
     name: str
-    add_arguments: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace], int]
+    add_arguments: AddArguments
+    run: Run
     help: str
     plugin: PluginInfo
 
@@ -74,6 +80,7 @@ class Registry:
     methods: dict[str, Registered] = field(default_factory=dict)
     filters: dict[str, Registered] = field(default_factory=dict)
     commands: dict[str, RegisteredCommand] = field(default_factory=dict)
+    training_targets: dict[str, RegisteredCommand] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 
     def add_augmenter(self, cls: Any, *, plugin: PluginInfo) -> None:
@@ -84,25 +91,27 @@ class Registry:
         """``register`` callback of the ``register_filters`` hook."""
         self._add(cls, plugin, Filter, self.filters, "filter")
 
-    def add_command(
-        self,
-        name: str,
-        add_arguments: Callable[[argparse.ArgumentParser], None],
-        run: Callable[[argparse.Namespace], int],
-        *,
-        help: str = "",
-        plugin: PluginInfo,
-    ) -> None:
+    def add_command(self, name: str, add_arguments: AddArguments, run: Run, *, help: str = "", plugin: PluginInfo) -> None:
         """``register`` callback of the ``register_commands`` hook. An invalid, built-in or
         already registered name becomes a problem (reported, the command skipped)."""
-        problem = _command_problem(name, add_arguments, run, help)
-        if problem is None and name in self.commands:
-            other = self.commands[name].plugin
-            problem = f"command name {name!r} is already registered by plugin {other.name!r}"
+        self._add_command(self.commands, "command", BUILTIN_COMMANDS, name, add_arguments, run, help, plugin)
+
+    def add_training_target(
+        self, name: str, add_arguments: AddArguments, run: Run, *, help: str = "", plugin: PluginInfo
+    ) -> None:
+        """``register`` callback of the ``register_training_targets`` hook (``augkit train
+        NAME``). An invalid or already registered name becomes a problem (reported, skipped)."""
+        self._add_command(self.training_targets, "training target", frozenset(), name, add_arguments, run, help, plugin)
+
+    def _add_command(self, table, kind, reserved, name, add_arguments, run, help, plugin) -> None:
+        problem = _command_problem(kind, reserved, name, add_arguments, run, help)
+        if problem is None and name in table:
+            other = table[name].plugin
+            problem = f"{kind} name {name!r} is already registered by plugin {other.name!r}"
         if problem is not None:
             self.problems.append(f"plugin {plugin.name!r} ({plugin.distribution}): {problem}")
             return
-        self.commands[name] = RegisteredCommand(name, add_arguments, run, help, plugin)
+        table[name] = RegisteredCommand(name, add_arguments, run, help, plugin)
 
     def _add(self, cls, plugin, base, table, kind) -> None:
         problem = _registration_problem(cls, base, kind)
@@ -121,6 +130,13 @@ class Registry:
     def filter(self, name: str) -> Registered:
         """The registered filter called ``name``, or an error listing what exists."""
         return _lookup(self.filters, name, "filter")
+
+    def training_target(self, name: str) -> RegisteredCommand:
+        """The ``augkit train`` target called ``name``, or a usage error suggesting close names
+        and listing the registered ones."""
+        if name in self.training_targets:
+            return self.training_targets[name]
+        raise UsageError(unknown_name_message("training target", name, list(self.training_targets), listing="available"))
 
     def create_augmenter(self, name: str, params: Mapping[str, Any] | None = None) -> Augmenter:
         entry = self.method(name)
@@ -155,14 +171,14 @@ def _registration_problem(cls: Any, base: type, kind: str) -> str | None:
     return None
 
 
-def _command_problem(name: Any, add_arguments: Any, run: Any, help: Any) -> str | None:
+def _command_problem(kind: str, reserved: frozenset, name: Any, add_arguments: Any, run: Any, help: Any) -> str | None:
     if not isinstance(name, str) or not _NAME.match(name):
-        return f"command has an invalid name {name!r} (letters, digits, '_' or '-')"
-    if name in BUILTIN_COMMANDS:
-        return f"command name {name!r} is a built-in command of augkit ({', '.join(sorted(BUILTIN_COMMANDS))})"
+        return f"{kind} has an invalid name {name!r} (letters, digits, '_' or '-')"
+    if name in reserved:
+        return f"{kind} name {name!r} is a built-in command of augkit ({', '.join(sorted(reserved))})"
     for role, function in (("add_arguments", add_arguments), ("run", run)):
         if not callable(function):
-            return f"command {name!r}: {role} must be callable, got {function!r}"
+            return f"{kind} {name!r}: {role} must be callable, got {function!r}"
     if not isinstance(help, str):
-        return f"command {name!r}: help must be a string, got {type(help).__name__}"
+        return f"{kind} {name!r}: help must be a string, got {type(help).__name__}"
     return None

@@ -215,21 +215,21 @@ def test_broken_plugin_commands_leave_builtins_and_other_commands_working(monkey
 def test_plugin_command_with_nested_subcommands(monkeypatch, capsys):
     from augkit import cli, plugins
 
-    def train_arguments(parser):
-        targets = parser.add_subparsers(dest="target", metavar="TARGET", required=True)
-        targets.add_parser("paraphraser", help="train a paraphraser").add_argument("--epochs", type=int, default=1)
+    def build_arguments(parser):
+        kinds = parser.add_subparsers(dest="kind", metavar="KIND", required=True)
+        kinds.add_parser("pairs", help="build pairs").add_argument("--limit", type=int, default=1)
 
-    def train(args):
-        print(f"training {args.target} for {args.epochs} epochs")
+    def build(args):
+        print(f"building {args.kind} up to {args.limit}")
         return 0
 
-    monkeypatch.setattr(plugins, "get_registry", lambda: _registry_with_commands(("train", train_arguments, train)))
-    assert cli.main(["train", "paraphraser", "--epochs", "3"]) == 0
-    assert capsys.readouterr().out == "training paraphraser for 3 epochs\n"
+    monkeypatch.setattr(plugins, "get_registry", lambda: _registry_with_commands(("build", build_arguments, build)))
+    assert cli.main(["build", "pairs", "--limit", "3"]) == 0
+    assert capsys.readouterr().out == "building pairs up to 3\n"
     with pytest.raises(SystemExit) as done:
-        cli.main(["train", "paraphraser", "--help"])
+        cli.main(["build", "pairs", "--help"])
     assert done.value.code == 0
-    assert capsys.readouterr().out.startswith("usage: augkit train paraphraser [-h] [--epochs EPOCHS]")
+    assert capsys.readouterr().out.startswith("usage: augkit build pairs [-h] [--limit LIMIT]")
 
 
 def test_the_qualified_parameter_the_hint_names_works(banking_csv, tmp_path):

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from augkit.errors import MissingDependencyError
-from augkit.testing.tokenizer_training import train_wordpiece
+from augkit.models.tokenizer_training import bert_wordpiece_tokenizer
 
 #: The labels of an MNLI classifier, in the order the builder gives them ids.
 NLI_LABELS = ("entailment", "neutral", "contradiction")
@@ -84,17 +84,11 @@ def _write_bert(
     except ImportError as error:
         raise MissingDependencyError("building a BERT model needs torch and transformers: pip install 'augkit[models]'") from error
 
-    trained = train_wordpiece(texts, vocab_size, padded_vocab_size=padded_vocab_size)
-    tokenizer = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=trained, pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]",
-        sep_token="[SEP]", mask_token="[MASK]", model_max_length=max_positions,
-        # as bert-base-uncased's tokenizer: segment ids tell a pair's two texts apart
-        model_input_names=["input_ids", "token_type_ids", "attention_mask"],
-    )
+    tokenizer = bert_wordpiece_tokenizer(texts, vocab_size, max_length=max_positions, padded_vocab_size=padded_vocab_size)
     config = transformers.BertConfig(
-        vocab_size=trained.get_vocab_size(), hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
+        vocab_size=len(tokenizer), hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
         intermediate_size=intermediate, max_position_embeddings=max_positions, initializer_range=init_std,
-        pad_token_id=trained.token_to_id("[PAD]"), **extra_config,
+        pad_token_id=tokenizer.pad_token_id, **extra_config,
     )
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)

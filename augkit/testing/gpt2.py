@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from augkit.errors import MissingDependencyError
-from augkit.testing.tokenizer_training import GPT2_END, train_byte_level_bpe
+from augkit.models.tokenizer_training import GPT2_END, train_byte_level_bpe
 
 
 def gpt2_small_shape() -> dict[str, Any]:

@@ -4,8 +4,8 @@
 Abbreviations written "Expansion (ABBR)" are shortened before generation and restored after;
 a seq2seq paraphraser (or any augkit method) proposes candidates; a candidate is kept when it
 means the same as its question (similarity >= 0.8) and, used as a query, retrieves its own
-question first among all the FAQ's questions. Commands: ``augkit faq``, ``augkit train
-paraphraser`` and ``augkit serve``. Importing this package loads no model library.
+question first among all the FAQ's questions. Commands: ``augkit faq`` and ``augkit serve``;
+training target: ``augkit train paraphraser``. Importing this package loads no model library.
 """
 
 from __future__ import annotations
@@ -25,8 +25,14 @@ def register_augmenters(register):
 
 @augkit.hookimpl
 def register_commands(register):
-    from augkit_faq import faq_cli, serve_cli, train_cli
+    from augkit_faq import faq_cli, serve_cli
 
     register("faq", faq_cli.add_arguments, faq_cli.run, help=faq_cli.HELP)
-    register("train", train_cli.add_arguments, train_cli.run, help=train_cli.HELP)  # `augkit train paraphraser`
     register("serve", serve_cli.add_arguments, serve_cli.run, help=serve_cli.HELP)
+
+
+@augkit.hookimpl
+def register_training_targets(register):
+    from augkit_faq import train_cli
+
+    register("paraphraser", train_cli.add_arguments, train_cli.run, help=train_cli.HELP)  # `augkit train paraphraser`

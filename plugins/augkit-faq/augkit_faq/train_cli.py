@@ -13,10 +13,11 @@ import sys
 import time
 from dataclasses import fields
 
+from augkit.plugin import add_settings_options, settings_given
+
 from augkit_faq.training import DEFAULT_BASE_MODEL, NO_PRESET, PRESETS, TrainingPreset, TrainingSettings
 
-HELP = "train models for augkit methods: `augkit train paraphraser` fine-tunes a T5 paraphraser (Ng 2021)"
-TARGETS = {"paraphraser": "fine-tune a seq2seq model on paraphrase pairs, the FAQ thesis' recipe"}
+HELP = "fine-tune a seq2seq model on paraphrase pairs, the FAQ thesis' recipe"
 
 #: Option help for each TrainingSettings field; defaults are read from the dataclass.
 _SETTING_HELP = {
@@ -39,10 +40,8 @@ _SETTING_HELP = {
 }
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """``augkit train TARGET``; one target so far, ``paraphraser``."""
-    targets = parser.add_subparsers(dest="train_target", metavar="TARGET", required=True)
-    paraphraser = targets.add_parser("paraphraser", help=TARGETS["paraphraser"])
+def add_arguments(paraphraser: argparse.ArgumentParser) -> None:
+    """The arguments of the ``augkit train paraphraser`` target."""
     paraphraser.description = (
         "Fine-tune a seq2seq model (default t5-base) on paraphrase pairs, each turned into the input "
         "'paraphrase: <source> </s>' and the target '<target> </s>' (Ng 2021, section 3.4). Defaults are the "
@@ -73,14 +72,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     paraphraser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                              help="progress bar (default: when standard error is a terminal)")
     defaults = TrainingSettings()
+    helps = {}
     for setting in fields(TrainingSettings):
         default = getattr(defaults, setting.name)
-        # None: not given, so that a preset's value applies unless the option is given
         by_preset = "".join(f"; {p.name}: {p.settings[setting.name]}" for p in PRESETS.values() if setting.name in p.settings)
-        paraphraser.add_argument(
-            f"--{setting.name.replace('_', '-')}", type=type(default), default=None,
-            help=f"{_SETTING_HELP[setting.name]} (default: {default}{by_preset})",
-        )
+        helps[setting.name] = f"{_SETTING_HELP[setting.name]} (default: {default}{by_preset})"
+    # default None (given_only): a preset's value applies unless the option is given
+    add_settings_options(paraphraser, defaults, helps, given_only=True)
 
 
 def _describe_preset(preset: TrainingPreset) -> str:
@@ -94,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     from augkit_faq.training import read_pairs, train_paraphraser
 
     preset = PRESETS[args.preset] if args.preset else NO_PRESET
-    settings = preset.resolve({f.name: getattr(args, f.name) for f in fields(TrainingSettings)})
+    settings = preset.resolve(settings_given(args, TrainingSettings))
     settings.check()
     model = args.model or preset.model
     read = read_pairs(

@@ -12,18 +12,16 @@ other seq2seq consumer of augkit loads.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from augkit.plugin import InputError, MissingDependencyError, UsageError
+from augkit.plugin import InputError, UsageError
 
 from augkit_faq.prompt import paraphrase_prompt, paraphrase_target
 
 DEFAULT_BASE_MODEL = "t5-base"
-TRAINING_RECORD = "augkit-training.json"
 TRAIN_EXTRA = "pip install 'augkit-faq[models]' (torch, transformers, accelerate)"
 
 
@@ -55,14 +53,14 @@ class TrainingSettings:
 
     def check(self) -> None:
         """Refuse values the trainer would fail on later, or silently misuse."""
-        positive = ("max_length", "learning_rate", "batch_size", "eval_batch_size", "epochs",
-                    "gradient_accumulation", "max_grad_norm", "save_steps", "save_total_limit", "logging_steps")
-        for name in positive:
-            if not getattr(self, name) > 0:
-                raise UsageError(f"{name.replace('_', '-')} must be positive, got {getattr(self, name)!r}")
-        for name in ("weight_decay", "adam_epsilon", "warmup_steps"):
-            if getattr(self, name) < 0:
-                raise UsageError(f"{name.replace('_', '-')} must be >= 0, got {getattr(self, name)!r}")
+        from augkit.plugin import check_training_settings
+
+        check_training_settings(
+            self,
+            positive=("max_length", "learning_rate", "batch_size", "eval_batch_size", "epochs", "gradient_accumulation",
+                      "max_grad_norm", "save_steps", "save_total_limit", "logging_steps"),
+            non_negative=("weight_decay", "adam_epsilon", "warmup_steps"),
+        )
         if not 0 <= self.eval_fraction < 1:
             raise UsageError(f"eval-fraction must be in [0, 1), got {self.eval_fraction!r}")
 
@@ -182,59 +180,36 @@ def train_paraphraser(
 
     ``resume=True`` continues from the newest checkpoint in ``output_dir`` (same pairs and
     settings expected); without it, a folder that already holds checkpoints is refused
-    rather than mixed with a new run.
+    rather than mixed with a new run, and so is a folder another run is training in.
     """
+    from augkit.plugin import import_trainer, load_for_training, logged_losses, training_arguments, training_folder
+
     settings = settings or TrainingSettings()
     settings.check()
-    transformers = _import_trainer()
+    transformers = import_trainer("training a paraphraser", TRAIN_EXTRA)
     output = Path(output_dir)
-    last = _last_checkpoint(output) if output.is_dir() else None
-    if last is not None and not resume:
-        raise UsageError(f"{output} holds checkpoints of an earlier run ({Path(last).name}); pass --resume to continue it, "
-                         "or choose another output folder")
-    from augkit.plugin import load_for_training
-
-    network, tokenizer = load_for_training(model, "seq2seq", device=device)
-    train, evaluation = _datasets(pairs, tokenizer, settings)
-    arguments = transformers.Seq2SeqTrainingArguments(
-        output_dir=str(output),
-        per_device_train_batch_size=settings.batch_size,
-        per_device_eval_batch_size=settings.eval_batch_size,
-        gradient_accumulation_steps=settings.gradient_accumulation,
-        learning_rate=settings.learning_rate,
-        weight_decay=settings.weight_decay,
-        adam_epsilon=settings.adam_epsilon,
-        warmup_steps=settings.warmup_steps,
-        num_train_epochs=settings.epochs,
-        max_steps=settings.max_steps,
-        max_grad_norm=settings.max_grad_norm,
-        seed=settings.seed,
-        data_seed=settings.seed,
-        logging_steps=settings.logging_steps,
-        save_steps=settings.save_steps,
-        save_total_limit=settings.save_total_limit,
-        eval_strategy="epoch" if evaluation is not None else "no",
-        report_to="none",
-        disable_tqdm=not progress,
-        use_cpu=not str(device).startswith("cuda"),
-        fp16=False,
-        dataloader_num_workers=0,
-    )
-    trainer = transformers.Seq2SeqTrainer(
-        model=network, args=arguments, train_dataset=train, eval_dataset=evaluation,
-        data_collator=transformers.DataCollatorForSeq2Seq(tokenizer, model=network, label_pad_token_id=-100),
-        processing_class=tokenizer,
-    )
-    trainer.train(resume_from_checkpoint=last if resume else None)
-    trainer.save_model(str(output))
-    tokenizer.save_pretrained(str(output))
-    result = TrainingResult(
-        output_dir=output, base_model=str(model), pairs=len(pairs), steps=trainer.state.global_step,
-        losses=[(int(entry["step"]), float(entry["loss"])) for entry in trainer.state.log_history if "loss" in entry],
-        eval_loss=next((float(e["eval_loss"]) for e in reversed(trainer.state.log_history) if "eval_loss" in e), None),
-        resumed_from=Path(last).name if resume and last else None,
-    )
-    _write_record(output, result, settings, preset)
+    with training_folder(output, resume=resume) as resume_from:
+        network, tokenizer = load_for_training(model, "seq2seq", device=device)
+        train, evaluation = _datasets(pairs, tokenizer, settings)
+        arguments = training_arguments(
+            transformers.Seq2SeqTrainingArguments, output, settings, device=device, progress=progress,
+            per_device_eval_batch_size=settings.eval_batch_size, eval_strategy="epoch" if evaluation is not None else "no",
+        )
+        trainer = transformers.Seq2SeqTrainer(
+            model=network, args=arguments, train_dataset=train, eval_dataset=evaluation,
+            data_collator=transformers.DataCollatorForSeq2Seq(tokenizer, model=network, label_pad_token_id=-100),
+            processing_class=tokenizer,
+        )
+        trainer.train(resume_from_checkpoint=resume_from)
+        trainer.save_model(str(output))
+        tokenizer.save_pretrained(str(output))
+        result = TrainingResult(
+            output_dir=output, base_model=str(model), pairs=len(pairs), steps=trainer.state.global_step,
+            losses=logged_losses(trainer.state.log_history),
+            eval_loss=next((float(e["eval_loss"]) for e in reversed(trainer.state.log_history) if "eval_loss" in e), None),
+            resumed_from=Path(resume_from).name if resume_from else None,
+        )
+        _write_record(output, result, settings, preset)
     return result
 
 
@@ -259,29 +234,14 @@ def _datasets(pairs: Any, tokenizer: Any, settings: TrainingSettings) -> tuple[A
     return train, evaluation
 
 
-def _last_checkpoint(folder: Path) -> str | None:
-    from transformers.trainer_utils import get_last_checkpoint
-
-    return get_last_checkpoint(str(folder))
-
-
-def _import_trainer() -> Any:
-    try:
-        import accelerate  # noqa: F401  (the Trainer needs it)
-        import datasets  # noqa: F401
-        import transformers
-    except ImportError as error:
-        raise MissingDependencyError(f"training a paraphraser needs {error.name}: {TRAIN_EXTRA}") from error
-    return transformers
-
-
 def _write_record(output: Path, result: TrainingResult, settings: TrainingSettings, preset: str | None) -> None:
-    record = {
+    from augkit.plugin import write_training_record
+
+    write_training_record(output, {
         "base_model": result.base_model, "preset": preset, "pairs": result.pairs, "steps": result.steps,
         "losses": result.losses, "eval_loss": result.eval_loss, "resumed_from": result.resumed_from,
         "settings": asdict(settings), "prompt": paraphrase_prompt("<sentence>"),
-    }
-    (output / TRAINING_RECORD).write_text(json.dumps(record, indent=2) + "\n")
+    })
 
 
 def _read_lines(path: Path) -> list[str]:

@@ -1,6 +1,11 @@
-"""Training a small WordPiece (BERT) or byte-level BPE (GPT-2) tokenizer on the fly with the
-``tokenizers`` library, for the random test models; optionally padded with filler tokens to
-a real model's vocabulary size (a benchmark then pays for a full-size output layer)."""
+"""Training a WordPiece (BERT) or byte-level BPE (GPT-2) tokenizer on a corpus with the
+``tokenizers`` library: for models trained from scratch (``augkit train pointer --new-model``)
+and for the random test models of :mod:`augkit.testing`; optionally padded with filler tokens
+to a real model's vocabulary size (a benchmark then pays for a full-size output layer).
+
+:func:`bert_wordpiece_tokenizer` wraps :func:`train_wordpiece` as the transformers tokenizer a
+BERT model saves beside itself. ``tokenizers`` and ``transformers`` are imported on first use.
+"""
 
 from __future__ import annotations
 
@@ -21,7 +26,7 @@ def _tokenizers() -> Any:
     try:
         import tokenizers
     except ImportError as error:
-        raise MissingDependencyError("building a test model needs tokenizers: pip install tokenizers") from error
+        raise MissingDependencyError("training a tokenizer needs tokenizers: pip install tokenizers") from error
     return tokenizers
 
 
@@ -66,6 +71,24 @@ def train_wordpiece(texts: Sequence[str], vocab_size: int, *, padded_vocab_size:
         single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", cls), ("[SEP]", sep)]
     )
     return tokenizer
+
+
+def bert_wordpiece_tokenizer(
+    texts: Sequence[str], vocab_size: int, *, max_length: int, padded_vocab_size: int | None = None
+) -> Any:
+    """A transformers fast tokenizer over :func:`train_wordpiece`'s vocabulary for ``texts``,
+    with BERT's special tokens and, as ``bert-base-uncased``'s, segment ids (``token_type_ids``)
+    among its outputs; ``max_length`` is the longest input it is meant for (the model's
+    positions)."""
+    try:
+        import transformers
+    except ImportError as error:
+        raise MissingDependencyError("a BERT tokenizer needs transformers: pip install 'augkit[models]'") from error
+    return transformers.PreTrainedTokenizerFast(
+        tokenizer_object=train_wordpiece(texts, vocab_size, padded_vocab_size=padded_vocab_size),
+        pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]",
+        model_max_length=max_length, model_input_names=["input_ids", "token_type_ids", "attention_mask"],
+    )
 
 
 def train_byte_level_bpe(texts: Sequence[str], vocab_size: int, *, padded_vocab_size: int | None = None) -> Any:
