@@ -300,3 +300,26 @@ def paramac_params(tiny_t5_infiller, tiny_masked_lm, tiny_causal_lm) -> dict:
         "semantic_model": str(tiny_masked_lm), "fluency_model": str(tiny_causal_lm),
         "permutations": 3, "num_beams": 2, "num_return": 2, "max_new_tokens": 12,
     }
+
+
+@pytest.fixture(scope="session")
+def tiny_insertion_model(shared_data, tmp_path_factory) -> Path:
+    """A random POINTER-shaped insertion model: the tiny BERT masked LM (std 0.5, 64
+    positions) on BANKING77's training texts with ``[NOI]`` added as a special token. Random
+    weights rarely say ``[NOI]``, so its rows run until the stage or length limit: mechanics
+    only."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    import transformers
+
+    from augkit.testing import build_bert_masked_lm
+
+    texts = read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
+    folder = build_bert_masked_lm(tmp_path_factory.mktemp("tiny-pointer") / "pointer", texts, init_std=0.5)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
+    tokenizer.add_special_tokens({"additional_special_tokens": ["[NOI]"]})
+    model = transformers.AutoModelForMaskedLM.from_pretrained(folder)
+    model.resize_token_embeddings(len(tokenizer), mean_resizing=False)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

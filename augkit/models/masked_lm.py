@@ -147,7 +147,7 @@ class MaskedLM(LoadedModel):
         rows_index = torch.tensor([r for r, row in enumerate(positions) for _ in row], device=self.device)
         columns = torch.tensor([p for row in positions for p in row], device=self.device)
         with torch.inference_mode():
-            logits = self._masked_logits(input_ids, attention_mask, rows_index, columns).float()
+            logits = self.logits_at(input_ids, attention_mask, rows_index, columns).float()
             logprobs = torch.log_softmax(logits, dim=-1)
             logprobs[:, self._special_ids] = float("-inf")
             values, indices = logprobs.topk(min(k, logprobs.shape[-1] - len(self._special_ids)), dim=-1)
@@ -163,10 +163,13 @@ class MaskedLM(LoadedModel):
             fills.append(per_mask)
         return fills
 
-    def _masked_logits(self, input_ids: Any, attention_mask: Any, rows: Any, columns: Any) -> Any:
-        """Logits at the masked positions only. The output layer (hidden x vocabulary, most
-        of a BERT-base forward pass on short texts) is given just those rows by a hook on
-        its input; a model without a separate output layer computes all positions."""
+    def logits_at(self, input_ids: Any, attention_mask: Any, rows: Any, columns: Any) -> Any:
+        """Vocabulary logits at the positions ``(rows[i], columns[i])`` of a padded batch only
+        (one row of logits per position, in that order): the masked positions when filling,
+        every gap when an insertion model (augkit-pointer) predicts. The output layer (hidden
+        x vocabulary, most of a BERT-base forward pass on short texts) is given just those
+        rows by a hook on its input; a model without a separate output layer computes all
+        positions."""
         output_layer = self.model.get_output_embeddings()
         if output_layer is None:
             return self.model(input_ids=input_ids, attention_mask=attention_mask).logits[rows, columns]

@@ -1,0 +1,174 @@
+"""The ``pointer`` method: a sentence's keywords, augmented, grown into new sentences by a
+POINTER insertion model (Chevasson et al. 2023, section 3)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import augkit
+from augkit.plugin import BatchContext, Candidate, InvalidParameterError
+
+from augkit_pointer.insertion import InsertionGenerator, InsertionSettings, MAX_STAGES, REPETITION_PENALTY, SYMBOL_PENALTY
+
+#: The insertion model by default. The public POINTER checkpoints (Zhang et al. 2020) are
+#: links to blob storage in dreasysnail/POINTER's README, not hub models, so none loads by id:
+#: ``bert-base-uncased`` is the base a user fine-tunes with ``augkit train pointer`` (it has no
+#: ``[NOI]`` token until then, and the method says so).
+DEFAULT_INSERTION_MODEL = "bert-base-uncased"
+#: The offline sentence encoder that ranks synonyms when no masked LM is given.
+DEFAULT_SYNONYM_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
+#: Section 4.2: "we chose to extract k=3 keywords per sentence"; p_syn = 0.75 was best on
+#: every dataset; p_shuf = 0.25 on Liu and Clinic150 (0.0 on BANKING77 and HWU64).
+PAPER_KEYWORDS = 3
+PAPER_P_SYN = 0.75
+PAPER_P_SHUF = 0.25
+
+
+class Pointer(augkit.Augmenter):
+    """Insertion-based paraphrasing around keywords (Chevasson et al. 2023, on POINTER).
+
+    Per sentence: ``keywords`` words scored by YAKE (segtok's words, stop words and
+    duplicates out, chosen at random among the best by the row's generator; a final ``?``,
+    ``!`` or ``.`` kept; the longest words for short sentences). Then ``n`` keyword lists:
+    each keyword swapped with another with probability ``p_shuf`` and replaced by a WordNet
+    synonym that fits the sentence with probability ``p_syn`` (verbs re-inflected). Each list
+    is grown into a sentence by the insertion model, stage by stage, every keyword kept whole
+    and in order. Outputs are usually longer than the source (the paper's Table 2).
+
+    Parameters
+    ----------
+    insertion_model : str
+        POINTER model (a BERT masked LM with a ``[NOI]`` token): a folder written by
+        ``augkit train pointer``, a hub id or a name under ``$AUGKIT_MODEL_DIR``. Default
+        ``bert-base-uncased``, which must be fine-tuned first (the error says how).
+    keywords : int
+        Keywords per sentence (k). Default 3 (section 4.2).
+    p_syn : float
+        Probability that a keyword is replaced by a synonym. Default 0.75 (section 4.2).
+    p_shuf : float
+        Probability that a keyword is swapped with another. Default 0.25 (section 4.2: best on
+        Liu and Clinic150; 0.0 was best on BANKING77 and HWU64).
+    synonym_masked_lm : str, optional
+        Masked LM ranking synonyms by their probability in the sentence; None (default): rank
+        them by sentence-embedding similarity with ``synonym_encoder``.
+    synonym_encoder : str
+        Sentence encoder ranking synonyms when no masked LM is given. Default the offline
+        all-MiniLM-L6-v2.
+    max_stages : int
+        Most insertion stages. Default 6 (POINTER's ``MAX_TURN``).
+    do_sample : bool
+        Sample each insertion (top-k / top-p at ``temperature``) from the row's generator
+        instead of taking the likeliest. Default False (greedy, POINTER's default).
+    temperature, top_k, top_p : float, int, float
+        Sampling settings (POINTER's: 0.8, 10, 0.9 when ``do_sample``; ignored otherwise).
+    noi_decay : int
+        Stages over which the no-insertion logit ramps up from 0 (POINTER's ``noi_decay``, 1).
+    noi_bias : float
+        Added to the no-insertion logit: positive values give shorter sentences. Default 0.
+    stopword_decay : int
+        Stages over which stop words' logits ramp up from 0 (POINTER's ``reduce_decay``, 1).
+    repetition_penalty : float
+        Tokens already in the sentence made less likely (POINTER's ``lessrepeat``, 1/0.8; 1: off).
+    symbol_penalty : float
+        Quotes, hyphens and ampersands made less likely (POINTER's ``PREVENT_FACTOR``, 1/0.3).
+    device : str
+        ``cpu``, ``cuda``, ``cuda:N`` or ``auto``, for every model.
+    """
+
+    name = "pointer"
+    uses_model = True
+
+    def __init__(
+        self,
+        insertion_model: str = DEFAULT_INSERTION_MODEL,
+        keywords: int = PAPER_KEYWORDS,
+        p_syn: float = PAPER_P_SYN,
+        p_shuf: float = PAPER_P_SHUF,
+        synonym_masked_lm: str | None = None,
+        synonym_encoder: str = DEFAULT_SYNONYM_ENCODER,
+        max_stages: int = MAX_STAGES,
+        do_sample: bool = False,
+        temperature: float | None = None,
+        top_k: int | None = None,
+        top_p: float | None = None,
+        noi_decay: int = 1,
+        noi_bias: float = 0.0,
+        stopword_decay: int = 1,
+        repetition_penalty: float = REPETITION_PENALTY,
+        symbol_penalty: float = SYMBOL_PENALTY,
+        device: str = "cpu",
+    ):
+        for label, value in (("insertion_model", insertion_model), ("synonym_encoder", synonym_encoder), ("device", device)):
+            if not isinstance(value, str) or not value.strip():
+                raise InvalidParameterError(f"pointer: {label} must be a model id or folder (non-empty str), got {value!r}")
+        if synonym_masked_lm is not None and (not isinstance(synonym_masked_lm, str) or not synonym_masked_lm.strip()):
+            raise InvalidParameterError(f"pointer: synonym_masked_lm must be a model id or folder, or None; got {synonym_masked_lm!r}")
+        if isinstance(keywords, bool) or not isinstance(keywords, int) or keywords < 1:
+            raise InvalidParameterError(f"pointer: keywords must be an integer >= 1, got {keywords!r}")
+        for label, value in (("p_syn", p_syn), ("p_shuf", p_shuf)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+                raise InvalidParameterError(f"pointer: {label} must be a probability in [0, 1], got {value!r}")
+        from augkit_pointer.insertion import SAMPLING_TEMPERATURE, SAMPLING_TOP_K, SAMPLING_TOP_P
+
+        self.insertion_model = insertion_model
+        self.keywords = keywords
+        self.p_syn = float(p_syn)
+        self.p_shuf = float(p_shuf)
+        self.synonym_masked_lm = synonym_masked_lm
+        self.synonym_encoder = synonym_encoder
+        self.max_stages = max_stages
+        self.do_sample = do_sample
+        self.temperature = temperature
+        self.top_k = top_k
+        self.top_p = top_p
+        self.noi_decay = noi_decay
+        self.noi_bias = noi_bias
+        self.stopword_decay = stopword_decay
+        self.repetition_penalty = repetition_penalty
+        self.symbol_penalty = symbol_penalty
+        self.device = device
+        sampling = do_sample is True
+        self.settings = InsertionSettings(
+            max_stages=max_stages, do_sample=do_sample,
+            temperature=temperature if temperature is not None else (SAMPLING_TEMPERATURE if sampling else 1.0),
+            top_k=top_k if top_k is not None else (SAMPLING_TOP_K if sampling else 0),
+            top_p=top_p if top_p is not None else (SAMPLING_TOP_P if sampling else 1.0),
+            noi_decay=noi_decay, noi_bias=noi_bias, stopword_decay=stopword_decay,
+            repetition_penalty=repetition_penalty, symbol_penalty=symbol_penalty,
+        )
+        self.settings.check()
+
+    def generator(self) -> InsertionGenerator:
+        """The insertion decoder on the shared insertion model (loaded on first use)."""
+        from augkit.plugin import load_masked_lm
+
+        return InsertionGenerator(load_masked_lm(self.insertion_model, device=self.device), self.settings)
+
+    def keyword_lists(self, texts: list[str], n: int, rngs: list[random.Random]) -> list[list[list[str]]]:
+        """Per row, ``n`` augmented keyword lists (each a list of keywords in generation order)."""
+        from augkit_pointer.keyword_augmentation import KeywordAugmenter
+        from augkit_pointer.keywords import extract_keywords
+
+        keywords = [extract_keywords(text, rng, k=self.keywords) for text, rng in zip(texts, rngs, strict=True)]
+        return KeywordAugmenter(self._synonym_ranker(), p_syn=self.p_syn, p_shuf=self.p_shuf).augment(texts, keywords, n, rngs)
+
+    def augment_batch(self, texts: list[str], n: int, rngs: list[random.Random], context: BatchContext) -> list[list[Candidate]]:
+        lists = self.keyword_lists(texts, n, rngs)
+        flat = [(row, keywords) for row, row_lists in enumerate(lists) for keywords in row_lists if keywords]
+        seeds = [rngs[row].getrandbits(63) for row, _ in flat] if self.do_sample else None
+        if not flat:
+            return [[] for _ in texts]
+        insertions = self.generator().generate([keywords for _, keywords in flat], seeds)
+        rows: list[dict[str, None]] = [{} for _ in texts]
+        for (row, _), insertion in zip(flat, insertions, strict=True):
+            if insertion.text:
+                rows[row].setdefault(insertion.text)
+        return [[Candidate(text, self.name) for text in found] for found in rows]
+
+    def _synonym_ranker(self) -> Any:
+        from augkit_pointer.keyword_augmentation import EmbeddingRanker, MaskedLMRanker
+
+        if self.synonym_masked_lm is not None:
+            return MaskedLMRanker(self.synonym_masked_lm, device=self.device)
+        return EmbeddingRanker(self.synonym_encoder, device=self.device)
