@@ -9,6 +9,7 @@ limit (scoring); either way the caller is told which inputs, and a warning is is
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from augkit.models.device import seeded_torch
 from augkit.models.loaded import LoadedModel
 from augkit.models.long_inputs import Piece, pack_pieces
 from augkit.progress import progress_bar
+from augkit.seeding import RowSeeder
 
 #: A model whose tokenizer claims no limit (a huge sentinel) is cut here.
 FALLBACK_MAX_INPUT_TOKENS = 512
@@ -34,6 +36,10 @@ FALLBACK_MAX_INPUT_TOKENS = 512
 #: (or at least 12), and slightly different rows for 1, 2, 3, 5, 6, 7, 9, 10 or 11 rows,
 #: enough to flip near-tied beams. With it, an input's outputs do not depend on the batch.
 ROW_MULTIPLE = 4
+
+#: Step key of the per-input generator that draws which source unigrams an input's outputs
+#: may not hold (``forbid_source_unigrams``): RowSeeder(seed, this key) on the source text.
+FORBID_STEP_KEY = "forbid_source_unigrams"
 
 
 @dataclass(frozen=True)
@@ -98,6 +104,8 @@ class Seq2SeqModel(LoadedModel):
         top_p: float | None = None,
         top_k: int | None = None,
         seeds: Sequence[int] | None = None,
+        forbid_source_unigrams: float = 0.0,
+        unigram_sources: Sequence[str] | None = None,
         max_new_tokens: int | None = None,
         min_new_tokens: int | None = None,
         max_input_tokens: int | None = None,
@@ -119,17 +127,32 @@ class Seq2SeqModel(LoadedModel):
         texts get no outputs. ``skip_special_tokens=False`` keeps special tokens other than
         padding and end-of-sequence in the outputs: T5's sentinels (``<extra_id_0>``) that
         mark which span of a span-infilling input each piece fills.
+
+        ``forbid_source_unigrams`` > 0 is Bart-uni, ProtAugment's diverse decoding (Dopierre
+        et al. 2021): each distinct token of input ``i``'s source (``unigram_sources[i]``,
+        default the input itself; special tokens, end-of-sequence and padding never) is
+        forbidden in input ``i``'s outputs with that probability, drawn from ``seeds[i]``
+        (0 when no seeds) and the source text: the same seed gives the same forbidden
+        tokens and outputs whatever the batch. A prompted model passes the bare sentences
+        as ``unigram_sources`` so the prompt's own words stay allowed.
+        :meth:`forbidden_unigrams` tells which tokens are forbidden.
         """
         _check_generation_options(num_beams, num_return, do_sample, top_p, seeds, len(texts), top_k)
+        probability = _checked_probability(forbid_source_unigrams)
+        _checked_unigram_sources(unigram_sources, texts)
         limit = self._limit(max_input_tokens)
         units, split, truncated = self._units(texts, limit, long_inputs)
         _warn_long_inputs(self.name, limit, split, truncated, len(texts))
         options = self._generation_options(num_beams, num_return, do_sample, top_p, top_k, max_new_tokens, min_new_tokens)
+        banned: list[tuple[int, ...]] | None = None
+        if probability > 0:
+            banned = self.forbidden_unigrams(texts, probability, seeds=seeds, unigram_sources=unigram_sources)
         outputs: dict[tuple[int, int], list[str]] = {}
         with progress_bar(len(units), shown=progress, description=description, unit="text") as bar:
             for batch in self._generation_batches(units, num_beams, num_return, do_sample, token_budget):
                 seed = seeds[batch[0].item] if do_sample and seeds is not None else None
-                generated = self._generate_batch(batch, options, num_return, seed, skip_special_tokens)
+                batch_bans = None if banned is None else [banned[unit.item] for unit in batch]
+                generated = self._generate_batch(batch, options, num_return, seed, skip_special_tokens, batch_bans)
                 for unit, sequences in zip(batch, generated, strict=True):
                     outputs[(unit.item, unit.piece)] = sequences
                 bar.update(len(batch))
@@ -145,19 +168,22 @@ class Seq2SeqModel(LoadedModel):
         return [[units[i] for i in batch] for batch in token_budget_batches([len(u.ids) for u in units], token_budget, rows_per_item=rows)]
 
     def _generate_batch(self, batch: list[_Unit], options: dict, num_return: int, seed: int | None,
-                        skip_special_tokens: bool = True) -> list[list[str]]:
+                        skip_special_tokens: bool = True, banned: list[tuple[int, ...]] | None = None) -> list[list[str]]:
         import torch
 
         rows = [unit.ids for unit in batch]
         if seed is None:  # beam search: see ROW_MULTIPLE
-            rows += [rows[0]] * _filler_items(len(rows), options["num_beams"])
+            fillers = _filler_items(len(rows), options["num_beams"])
+            rows += [rows[0]] * fillers
+            if banned is not None:
+                banned = banned + [banned[0]] * fillers
         input_ids, attention_mask = self._pad(rows)
         from augkit.models.constraints import lean_constraints
 
         with torch.inference_mode(), seeded_torch(seed, self.device):
             sequences = self.model.generate(
                 input_ids=input_ids, attention_mask=attention_mask,
-                **lean_constraints(self.model.generation_config, options),
+                **lean_constraints(self.model.generation_config, options, banned),
             )
         if skip_special_tokens:
             decoded = self.tokenizer.batch_decode(sequences, skip_special_tokens=True)
@@ -166,6 +192,46 @@ class Seq2SeqModel(LoadedModel):
             decoded = [self.tokenizer.decode([t for t in row if t not in ends], skip_special_tokens=False)
                        for row in sequences.tolist()]
         return [[text.strip() for text in decoded[i * num_return : (i + 1) * num_return]] for i in range(len(batch))]
+
+    def forbidden_unigrams(
+        self,
+        texts: Sequence[str],
+        probability: float,
+        *,
+        seeds: Sequence[int] | None = None,
+        unigram_sources: Sequence[str] | None = None,
+    ) -> list[tuple[int, ...]]:
+        """The token ids :meth:`generate` with ``forbid_source_unigrams=probability`` forbids
+        in each text's outputs (empty for an empty text).
+
+        Each distinct token of the source (``unigram_sources[i]``, default ``texts[i]``),
+        in order of first appearance, is forbidden when a draw of its own generator, seeded
+        from ``seeds[i]`` (0 without seeds) and the source text, falls below
+        ``probability``: ProtAugment's flat drop chance. Special tokens (sentinels and
+        unknown included), end-of-sequence, padding and the decoder's start token are never
+        drawn, so an output can always end. Bans are by id: a forbidden word may come back
+        spelled by other tokens, and one the model can only spell with a forbidden token is
+        left out or reworded; both are accepted, diverging from the source is the point.
+        """
+        probability = _checked_probability(probability)
+        if seeds is not None and len(seeds) != len(texts):
+            raise InvalidParameterError(f"seeds must have one seed per text: {len(seeds)} seeds for {len(texts)} texts")
+        sources = _checked_unigram_sources(unigram_sources, texts)
+        present = [i for i, text in enumerate(texts) if isinstance(text, str) and text.strip()]
+        never = self._never_forbidden_ids()
+        banned: list[tuple[int, ...]] = [()] * len(texts)
+        for item, ids in zip(present, self._token_ids([sources[i] for i in present]), strict=True):
+            draws = RowSeeder(0 if seeds is None else seeds[item], FORBID_STEP_KEY).rng(sources[item])
+            banned[item] = tuple(t for t in dict.fromkeys(ids) if t not in never and draws.random() < probability)
+        return banned
+
+    def _never_forbidden_ids(self) -> set[int]:
+        config, generation = self.model.config, self.model.generation_config
+        never = set(self.tokenizer.all_special_ids)
+        for value in (self.tokenizer.eos_token_id, self.tokenizer.pad_token_id, generation.eos_token_id,
+                      generation.pad_token_id, config.decoder_start_token_id, generation.decoder_start_token_id):
+            never.update([value] if isinstance(value, int) else list(value or []))
+        return never
 
     def _generation_options(self, num_beams, num_return, do_sample, top_p, top_k, max_new_tokens, min_new_tokens) -> dict:
         options: dict[str, Any] = {"num_return_sequences": num_return, "do_sample": do_sample}
@@ -329,6 +395,25 @@ def _check_generation_options(num_beams, num_return, do_sample, top_p, seeds, co
         raise InvalidParameterError(f"top_k must be an integer >= 0 (0: no top-k cut), got {top_k!r}")
     if seeds is not None and len(seeds) != count:
         raise InvalidParameterError(f"seeds must have one seed per text: {len(seeds)} seeds for {count} texts")
+
+
+def _checked_probability(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or not 0 <= value <= 1:
+        raise InvalidParameterError(
+            f"forbid_source_unigrams must be a probability between 0 and 1 (0: off), got {value!r}")
+    return float(value)
+
+
+def _checked_unigram_sources(sources: Sequence[str] | None, texts: Sequence[str]) -> Sequence[str]:
+    if sources is None:
+        return texts
+    if isinstance(sources, str) or len(sources) != len(texts):
+        count = "a string" if isinstance(sources, str) else f"{len(sources)} sources"
+        raise InvalidParameterError(f"unigram_sources must have one text per input: {count} for {len(texts)} texts")
+    wrong = [i for i, source in enumerate(sources) if not isinstance(source, str)]
+    if wrong:
+        raise InvalidParameterError(f"unigram_sources must be texts; not at positions {wrong[:10]}")
+    return sources
 
 
 def _warn_long_inputs(name: str, limit: int, split: list[int], truncated: list[int], count: int) -> None:

@@ -17,6 +17,7 @@ from augkit.plugin import Augmenter, InvalidParameterError
 
 from augkit_faq.abbreviations import shorten
 from augkit_faq.generators import (
+    BART_UNI_PROBABILITY,
     DEFAULT_GENERATOR,
     DEFAULT_MAX_LENGTH,
     DEFAULT_TOP_K,
@@ -57,6 +58,14 @@ class FaqParaphraser(Augmenter):
         restored candidate, in generation order), for a ``dedup(ignore_case=true,
         ignore_final_punctuation=true)`` step to drop and the trace to record: what
         :func:`~augkit_faq.paraphrase_faq` does. False drops them here.
+    forbid_source_unigrams : bool
+        Bart-uni, ProtAugment's diverse decoding (Dopierre et al. 2021): a model generator
+        is forbidden each token of the question with probability forbid_probability (drawn
+        from the question's seed), so its candidates diverge from the question's wording.
+        Off by default (the thesis samples without it); an error with a method generator.
+    forbid_probability : float
+        That probability, when forbid_source_unigrams is on (default 0.7: ProtAugment's
+        p_mask).
     """
 
     name = "faq"
@@ -71,6 +80,8 @@ class FaqParaphraser(Augmenter):
         device: str = "auto",
         num_return: int | None = None,
         keep_duplicates: bool = False,
+        forbid_source_unigrams: bool = False,
+        forbid_probability: float = BART_UNI_PROBABILITY,
     ):
         if num_return is not None and (isinstance(num_return, bool) or not isinstance(num_return, int) or num_return < 1):
             raise InvalidParameterError(f"faq: num_return must be an integer >= 1 or None, got {num_return!r}")
@@ -78,10 +89,15 @@ class FaqParaphraser(Augmenter):
         self.top_k = top_k
         self.top_p = top_p
         self.max_length = max_length
+        self.forbid_source_unigrams = forbid_source_unigrams
+        self.forbid_probability = forbid_probability
         self.device = device
         self.num_return = num_return
         self.keep_duplicates = bool(keep_duplicates)
-        self._generator = resolve_generator(generator, top_k=top_k, top_p=top_p, max_length=max_length, device=device)
+        self._generator = resolve_generator(
+            generator, top_k=top_k, top_p=top_p, max_length=max_length, device=device,
+            forbid_source_unigrams=forbid_source_unigrams, forbid_probability=forbid_probability,
+        )
 
     def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
         return self.augment_batch([text], n, [rng])[0]

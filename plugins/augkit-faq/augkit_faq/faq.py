@@ -113,6 +113,7 @@ def paraphrase_faq(
     device: str = "cpu",
     progress: bool = False,
     screens: Sequence[str] = DEFAULT_SCREENS,
+    forbid_source_unigrams: float = 0.0,
 ) -> FaqResult:
     """Augment an FAQ with paraphrases of its questions that keep their answers.
 
@@ -143,6 +144,10 @@ def paraphrase_faq(
         Sentence-transformers model for both steps; None is all-MiniLM-L6-v2 (offline).
     device : str
         Where the generator model and the encoder run.
+    forbid_source_unigrams : float
+        Bart-uni (ProtAugment's diverse decoding) with a model generator: each token of the
+        question is forbidden in its candidates with this probability, drawn from the seed
+        (0, default: off; ProtAugment's value is 0.7, :data:`BART_UNI_PROBABILITY`).
 
     Rows whose question is empty or missing are kept and not paraphrased; so are repeats of
     a question (its first row is paraphrased) -- a repeated question with different answers
@@ -154,7 +159,10 @@ def paraphrase_faq(
     questions = read_questions(frame, question_column, answer_column)
     for note in questions.notes:
         warnings.warn(f"augkit faq: {note}", RuntimeWarning, stacklevel=2)
-    chosen_generator = resolve_generator(generator, top_k=top_k, top_p=top_p, max_length=max_length, device=device)
+    if isinstance(forbid_source_unigrams, bool) or not isinstance(forbid_source_unigrams, (int, float)) or not 0 <= forbid_source_unigrams <= 1:
+        raise InvalidParameterError(f"forbid_source_unigrams must be a probability between 0 and 1 (0: off), got {forbid_source_unigrams!r}")
+    bart_uni = {"forbid_source_unigrams": True, "forbid_probability": float(forbid_source_unigrams)} if forbid_source_unigrams else {}
+    chosen_generator = resolve_generator(generator, top_k=top_k, top_p=top_p, max_length=max_length, device=device, **bart_uni)
     pipeline = faq_pipeline(
         chosen_generator, progress=progress, n=n, num_return=num_return, min_similarity=min_similarity,
         screens=screens, encoder=encoder, device=device,

@@ -12,6 +12,7 @@ import time
 
 from augkit_faq.faq import DEFAULT_MIN_SIMILARITY, DEFAULT_SCREENS
 from augkit_faq.generators import (
+    BART_UNI_PROBABILITY,
     DEFAULT_GENERATOR,
     DEFAULT_MAX_LENGTH,
     DEFAULT_NUM_RETURN,
@@ -48,6 +49,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--top-k", type=int, default=DEFAULT_TOP_K, help=f"model sampling: top-k (default: {DEFAULT_TOP_K})")
     parser.add_argument("--top-p", type=float, default=DEFAULT_TOP_P, help=f"model sampling: top-p (default: {DEFAULT_TOP_P})")
     parser.add_argument("--max-length", type=int, default=DEFAULT_MAX_LENGTH, help=f"model sampling: most tokens per candidate (default: {DEFAULT_MAX_LENGTH})")
+    parser.add_argument(
+        "--forbid-source-unigrams", nargs="?", type=float, const=BART_UNI_PROBABILITY, default=0.0, metavar="P",
+        help="Bart-uni (ProtAugment's diverse decoding, model generators only): forbid each token of the question in "
+             f"its candidates with probability P (default P when the flag is given: {BART_UNI_PROBABILITY}, ProtAugment's; "
+             "default: off)",
+    )
     parser.add_argument("--min-similarity", type=float, default=DEFAULT_MIN_SIMILARITY,
                         help=f"selection step (a): lowest similarity to the question (default: {DEFAULT_MIN_SIMILARITY})")
     parser.add_argument("--screens", default=",".join(DEFAULT_SCREENS), metavar="FILTER[,FILTER...]",
@@ -84,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         frame, args.question_column, args.answer_column, n=args.n, generator=args.generator, seed=args.seed,
         num_return=args.num_return, top_k=args.top_k, top_p=args.top_p, max_length=args.max_length,
         min_similarity=args.min_similarity, encoder=args.encoder, device=args.device, progress=progress,
-        screens=parse_screens(args.screens),
+        screens=parse_screens(args.screens), forbid_source_unigrams=args.forbid_source_unigrams,
     )
     write_table(result.table, args.output)
     if args.candidates:

@@ -8,6 +8,11 @@ lets the whole FAQ pipeline run offline on the embedded Bergamot translator.
 
 Every generator takes one seed per question, so a question's candidates do not depend on the
 other questions, the batch or the order.
+
+A model generator can also decode with Bart-uni, ProtAugment's diverse decoding
+(``forbid_source_unigrams=True``): each token of the question is forbidden in its candidates
+with probability ``forbid_probability``, so they diverge from its wording. Off by default:
+the thesis samples without it.
 """
 
 from __future__ import annotations
@@ -33,6 +38,12 @@ DEFAULT_NUM_RETURN = 40
 DEFAULT_TOP_K = 120
 DEFAULT_TOP_P = 0.98
 DEFAULT_MAX_LENGTH = 256
+#: Bart-uni's probability of forbidding each token of the source: ProtAugment's p_mask with
+#: its flat drop chance (Dopierre et al. 2021, "ProtAugment", ACL; arXiv:2105.12995). Their
+#: runs (utils/scripts/protaugment/run_protaugment.sh) sweep 0.1-1.0 and keep 0.7 and 1.0 for
+#: the full-data runs; the first author's NL-Augmenter port (protaugment_diverse_paraphrase)
+#: defaults to 0.7: "we found the portion p_mask=0.7 to be a good value".
+BART_UNI_PROBABILITY = 0.7
 MODEL_PREFIX = "model:"
 METHOD_PREFIX = "method:"
 
@@ -59,6 +70,13 @@ class Seq2SeqParaphraser:
         holding ``top_p`` of the probability (thesis: 120 and 0.98).
     max_length : int
         Most tokens generated per candidate (thesis: 256).
+    forbid_source_unigrams : bool
+        Bart-uni (ProtAugment's diverse decoding): forbid each token of the question in its
+        candidates with probability ``forbid_probability``, drawn from the question's seed.
+        Off by default (the thesis samples without it).
+    forbid_probability : float
+        That probability, used when ``forbid_source_unigrams`` is on (default 0.7,
+        ProtAugment's p_mask: :data:`BART_UNI_PROBABILITY`).
     device, dtype : str
         Where and in which precision the model runs (see :mod:`augkit.models`).
     """
@@ -70,6 +88,8 @@ class Seq2SeqParaphraser:
         top_k: int = DEFAULT_TOP_K,
         top_p: float = DEFAULT_TOP_P,
         max_length: int = DEFAULT_MAX_LENGTH,
+        forbid_source_unigrams: bool = False,
+        forbid_probability: float = BART_UNI_PROBABILITY,
         device: str = "auto",
         dtype: str = "auto",
     ):
@@ -79,11 +99,14 @@ class Seq2SeqParaphraser:
             raise InvalidParameterError(f"top_p must be in (0, 1], got {top_p!r}")
         if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 1:
             raise InvalidParameterError(f"max_length must be an integer >= 1, got {max_length!r}")
+        _check_forbid_options(forbid_source_unigrams, forbid_probability)
         self.model = str(model)
         self.name = self.model
         self.top_k = top_k
         self.top_p = float(top_p)
         self.max_length = max_length
+        self.forbid_source_unigrams = forbid_source_unigrams
+        self.forbid_probability = float(forbid_probability)
         self.device = device
         self.dtype = dtype
 
@@ -97,10 +120,13 @@ class Seq2SeqParaphraser:
                 f"{error}\n  - or paraphrase without a model download: generator={OFFLINE_GENERATOR!r} "
                 f"(augkit faq --generator {OFFLINE_GENERATOR})"
             ) from error
+        # Bart-uni draws among the question's own tokens, not the prompt's ("paraphrase", ":").
+        forbid = self.forbid_probability if self.forbid_source_unigrams else 0.0
         result = model.generate(
             [paraphrase_prompt(question) for question in questions],
             do_sample=True, num_return=num_return, top_k=self.top_k, top_p=self.top_p,
             seeds=list(seeds), max_new_tokens=self.max_length, progress=progress, description="paraphrasing",
+            forbid_source_unigrams=forbid, unigram_sources=list(questions),
         )
         return result.texts
 
@@ -149,6 +175,8 @@ def resolve_generator(
     top_k: int = DEFAULT_TOP_K,
     top_p: float = DEFAULT_TOP_P,
     max_length: int = DEFAULT_MAX_LENGTH,
+    forbid_source_unigrams: bool = False,
+    forbid_probability: float = BART_UNI_PROBABILITY,
     device: str = "auto",
 ) -> QuestionGenerator:
     """The generator ``generator`` names.
@@ -156,22 +184,42 @@ def resolve_generator(
     A :class:`QuestionGenerator` is used as it is. A string is, in this order: ``model:X``
     (the seq2seq model X), ``method:X`` (the augkit method or pipeline X), an existing
     directory (a model), a registered augkit method or pipeline string, else a hub model id.
+    ``forbid_source_unigrams`` (Bart-uni) needs a model: with a method it is an error.
     """
+    _check_forbid_options(forbid_source_unigrams, forbid_probability)
     if isinstance(generator, QuestionGenerator):
+        if forbid_source_unigrams:
+            raise InvalidParameterError(
+                f"forbid_source_unigrams applies to a generator named by a string; give it to the generator object "
+                f"instead, e.g. Seq2SeqParaphraser(model, forbid_source_unigrams=True); got {generator!r}")
         return generator
     if isinstance(generator, os.PathLike):
         generator = os.fspath(generator)
     if not isinstance(generator, str) or not generator.strip():
         raise InvalidParameterError(f"generator must be a model id or path, or an augkit method; got {generator!r}")
     generator = generator.strip()
-    model_options = {"top_k": top_k, "top_p": top_p, "max_length": max_length, "device": device}
+    model_options = {"top_k": top_k, "top_p": top_p, "max_length": max_length, "device": device,
+                     "forbid_source_unigrams": forbid_source_unigrams, "forbid_probability": forbid_probability}
     if generator.startswith(MODEL_PREFIX):
         return Seq2SeqParaphraser(generator[len(MODEL_PREFIX):], **model_options)
-    if generator.startswith(METHOD_PREFIX):
-        return MethodParaphraser(generator[len(METHOD_PREFIX):])
-    if os.path.isdir(os.path.expanduser(generator)) or not _names_augkit_methods(generator):
+    if not generator.startswith(METHOD_PREFIX) and (
+            os.path.isdir(os.path.expanduser(generator)) or not _names_augkit_methods(generator)):
         return Seq2SeqParaphraser(generator, **model_options)
-    return MethodParaphraser(generator)
+    method = generator.removeprefix(METHOD_PREFIX)
+    if forbid_source_unigrams:
+        raise InvalidParameterError(
+            f"forbid_source_unigrams (Bart-uni) needs a seq2seq model generator, but {method!r} is an augkit "
+            f"method; name a model (a hub id, a folder from `augkit train paraphraser`, or model:X) or turn it off")
+    return MethodParaphraser(method)
+
+
+def _check_forbid_options(forbid_source_unigrams: object, forbid_probability: object) -> None:
+    if not isinstance(forbid_source_unigrams, bool):
+        raise InvalidParameterError(f"forbid_source_unigrams must be True or False, got {forbid_source_unigrams!r}")
+    if (isinstance(forbid_probability, bool) or not isinstance(forbid_probability, (int, float))
+            or not 0 <= forbid_probability <= 1):  # NaN fails too
+        raise InvalidParameterError(
+            f"forbid_probability must be a probability between 0 and 1 (Bart-uni: {BART_UNI_PROBABILITY}), got {forbid_probability!r}")
 
 
 def _names_augkit_methods(text: str) -> bool:
