@@ -310,16 +310,7 @@ def tiny_insertion_model(shared_data, tmp_path_factory) -> Path:
     only."""
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
-    import transformers
-
     from augkit.testing import build_bert_masked_lm
 
     texts = read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
-    folder = build_bert_masked_lm(tmp_path_factory.mktemp("tiny-pointer") / "pointer", texts, init_std=0.5)
-    tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
-    tokenizer.add_special_tokens({"additional_special_tokens": ["[NOI]"]})
-    model = transformers.AutoModelForMaskedLM.from_pretrained(folder)
-    model.resize_token_embeddings(len(tokenizer), mean_resizing=False)
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
+    return build_bert_masked_lm(tmp_path_factory.mktemp("tiny-pointer") / "pointer", texts, init_std=0.5, special_tokens=["[NOI]"])

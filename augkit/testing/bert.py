@@ -41,7 +41,8 @@ def bert_base_shape() -> dict[str, Any]:
 def build_bert_masked_lm(folder: str | os.PathLike, texts: Sequence[str], **shape: Any) -> Path:
     """Write a randomly initialised ``BertForMaskedLM`` and its tokenizer to ``folder``;
     ``shape`` as :func:`_write_bert` (``vocab_size``, ``padded_vocab_size``, ``hidden``,
-    ``layers``, ``heads``, ``intermediate``, ``max_positions``, ``seed``, ``init_std``)."""
+    ``layers``, ``heads``, ``intermediate``, ``max_positions``, ``seed``, ``init_std``,
+    ``special_tokens``: extra special tokens such as POINTER's ``[NOI]``)."""
     return _write_bert(Path(folder), texts, "BertForMaskedLM", {}, **shape)
 
 
@@ -73,9 +74,10 @@ def _write_bert(
     max_positions: int = 64,
     seed: int = 0,
     init_std: float = 0.02,
+    special_tokens: Sequence[str] = (),
 ) -> Path:
     """Train the tokenizer (``vocab_size`` tokens asked; filler tokens up to
-    ``padded_vocab_size``), build ``architecture`` with random weights seeded by ``seed``
+    ``padded_vocab_size``; ``special_tokens`` added after them), build ``architecture`` with random weights seeded by ``seed``
     inside ``torch.random.fork_rng`` (same arguments, bitwise the same files; larger
     ``init_std`` makes a tiny model's outputs depend more on its input) and save both."""
     try:
@@ -85,6 +87,8 @@ def _write_bert(
         raise MissingDependencyError("building a BERT model needs torch and transformers: pip install 'augkit[models]'") from error
 
     tokenizer = bert_wordpiece_tokenizer(texts, vocab_size, max_length=max_positions, padded_vocab_size=padded_vocab_size)
+    if special_tokens:
+        tokenizer.add_special_tokens({"additional_special_tokens": list(special_tokens)})
     config = transformers.BertConfig(
         vocab_size=len(tokenizer), hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
         intermediate_size=intermediate, max_position_embeddings=max_positions, initializer_range=init_std,

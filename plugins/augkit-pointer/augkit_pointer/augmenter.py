@@ -60,8 +60,12 @@ class Pointer(augkit.Augmenter):
     do_sample : bool
         Sample each insertion (top-k / top-p at ``temperature``) from the row's generator
         instead of taking the likeliest. Default False (greedy, POINTER's default).
-    temperature, top_k, top_p : float, int, float
-        Sampling settings (POINTER's: 0.8, 10, 0.9 when ``do_sample``; ignored otherwise).
+    temperature : float, optional
+        Sampling temperature; None: POINTER's 0.8 when ``do_sample``, else 1.
+    top_k : int, optional
+        Sample among the k likeliest tokens; None: POINTER's 10 when ``do_sample``, else all.
+    top_p : float, optional
+        Nucleus sampling mass; None: POINTER's 0.9 when ``do_sample``, else 1.
     noi_decay : int
         Stages over which the no-insertion logit ramps up from 0 (POINTER's ``noi_decay``, 1).
     noi_bias : float

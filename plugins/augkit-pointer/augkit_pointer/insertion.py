@@ -117,6 +117,7 @@ class _Row:
     keywords: list[str]
     origin: list[int]
     generator: Any = None
+    ends_sentence: bool = False
     stages: int = 0
     finished: bool = False
     done: bool = False
@@ -155,6 +156,7 @@ class InsertionGenerator:
         special = set(tokenizer.all_special_ids) - {self.noi_id}
         self._banned = sorted(special | {vocab[s] for s in BANNED_SYMBOLS if s in vocab})
         self._discouraged = sorted(vocab[s] for s in DISCOURAGED_SYMBOLS if s in vocab)
+        self._end_marks = sorted(vocab[mark] for mark in FINAL_PUNCTUATION if mark in vocab)
         self._continuations = sorted(i for token, i in vocab.items() if token.startswith("##"))
         self._stop_ids = sorted(_stop_word_ids(vocab))
         self._limit = min(masked_lm.max_input_tokens, self.settings.max_tokens or masked_lm.max_input_tokens)
@@ -204,7 +206,8 @@ class InsertionGenerator:
             origin += [number] * len(pieces)
             closed += [True] * (len(pieces) - 1) + [False]
             glued += [False] * (len(pieces) - 1) + [True]
-        if keywords[-1].strip() in FINAL_PUNCTUATION:
+        ends_sentence = keywords[-1].strip() in FINAL_PUNCTUATION
+        if ends_sentence:
             closed[-1] = True  # the sentence ends there (the seed paper's "?[end]", footnote 7)
         if len(ids) + 2 > self._limit:
             raise InvalidParameterError(f"keyword list {index} has {len(ids)} tokens: more than the model reads ({self._limit - 2})")
@@ -213,7 +216,7 @@ class InsertionGenerator:
             import torch
 
             generator = torch.Generator().manual_seed(int(seed) % (2**63))
-        return _Row(ids, closed, glued, [k.strip() for k in keywords], origin, generator)
+        return _Row(ids, closed, glued, [k.strip() for k in keywords], origin, generator, ends_sentence)
 
     def _text(self, row: _Row) -> str:
         """The sentence: inserted runs decoded (word pieces joined, spaces before
@@ -299,6 +302,16 @@ class InsertionGenerator:
             block = logits[rows_glued]
             block[:, self._continuations] = -math.inf
             logits[rows_glued] = block
+        # no second end mark before a final "?", "!" or "." ("card??")
+        before_end, start = [], 0
+        for row in rows:
+            if row.ends_sentence:
+                before_end.append(start + len(row.ids) - 1)
+            start += len(row.ids) + 1
+        if before_end and self._end_marks:
+            block = logits[before_end]
+            block[:, self._end_marks] = -math.inf
+            logits[before_end] = block
         closed = torch.tensor([c for row in rows for c in row.closed], dtype=torch.bool, device=logits.device)
         if bool(closed.any()):
             logits[closed] = -math.inf

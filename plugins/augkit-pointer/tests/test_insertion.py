@@ -60,11 +60,12 @@ def test_every_output_holds_its_keywords_whole_and_in_order(insertion_lm, keywor
         assert len(output.text) > len(" ".join(keywords)), "something was inserted"
 
 
-def test_a_final_punctuation_keyword_ends_the_sentence(insertion_lm, keyword_lists):
+def test_a_final_punctuation_keyword_ends_the_sentence_once(insertion_lm, keyword_lists):
     lists = [keywords for keywords in keyword_lists if keywords[-1] in "?."]
     assert len(lists) >= 10
     for keywords, output in zip(lists, InsertionGenerator(insertion_lm).generate(lists), strict=True):
         assert output.text.endswith(keywords[-1]) and not output.text.endswith(" " + keywords[-1])
+        assert not output.text[:-1].rstrip().endswith(("?", "!", ".")), f"a second end mark: {output.text!r}"
 
 
 def test_a_model_that_says_no_insertion_everywhere_stops_after_one_stage(insertion_lm, keyword_lists):
