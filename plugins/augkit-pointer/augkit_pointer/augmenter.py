@@ -145,9 +145,17 @@ class Pointer(augkit.Augmenter):
 
     def generator(self) -> InsertionGenerator:
         """The insertion decoder on the shared insertion model (loaded on first use)."""
-        from augkit.plugin import load_masked_lm
+        from augkit.plugin import ModelNotAvailableError, load_masked_lm
 
-        return InsertionGenerator(load_masked_lm(self.insertion_model, device=self.device), self.settings)
+        try:
+            model = load_masked_lm(self.insertion_model, device=self.device)
+        except ModelNotAvailableError as error:
+            error.add_note(
+                "pointer needs an insertion model (a BERT masked LM with [NOI]): train one with `augkit train pointer "
+                "CORPUS -o FOLDER` (e.g. your dataset's own texts, one per line) and pass -p insertion_model=FOLDER"
+            )
+            raise
+        return InsertionGenerator(model, self.settings)
 
     def keyword_lists(self, texts: list[str], n: int, rngs: list[random.Random]) -> list[list[list[str]]]:
         """Per row, ``n`` augmented keyword lists (each a list of keywords in generation order)."""

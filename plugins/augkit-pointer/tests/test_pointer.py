@@ -105,3 +105,12 @@ def test_the_command_line_augments_a_table(tiny_insertion_model, queries, tmp_pa
     assert len(table) > 6
     assert run_cli(["augment", str(source), "-m", "pointer", "-o", str(tmp_path / "x.csv"), "-p", "p_syn=2"]) == 2
     assert re.search(r"p_syn must be a probability", capsys.readouterr().err)
+
+
+def test_a_missing_insertion_model_says_how_to_train_one(tmp_path, queries):
+    from augkit.plugin import ModelNotAvailableError
+
+    with pytest.raises(ModelNotAvailableError) as raised:
+        augkit.augment(queries[:1], "pointer", n=1, seed=0, insertion_model=str(tmp_path / "no-model"), p_syn=0.0)
+    assert "no such directory" in str(raised.value)
+    assert any("augkit train pointer" in note for note in raised.value.__notes__)

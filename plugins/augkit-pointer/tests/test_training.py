@@ -46,6 +46,29 @@ def test_loss_falls_and_the_folder_is_a_bert_with_noi(tmp_path, sentences):
     assert record["noi_token"] == NOI_TOKEN and record["noi_token_id"] == noi
     assert record["steps"] == 40 and record["sentences"] == 160 and record["examples"] == result.examples > 160 * 2
     assert record["settings"]["learning_rate"] == 1e-3 and record["seconds"] > 0
+    _generates_around_keywords(out, sentences)
+
+
+def _generates_around_keywords(folder, sentences):
+    """The trained folder is a ``pointer`` model: it says [NOI] where the random one never
+    does (some rows finish before the stage limit) and every output keeps its keywords."""
+    import random
+
+    import augkit
+    from augkit.plugin import load_masked_lm
+    from augkit_pointer.insertion import InsertionGenerator
+    from augkit_pointer.keywords import extract_keywords
+
+    queries = sentences[:12]
+    lists = [[k.text for k in extract_keywords(text, random.Random(i))] for i, text in enumerate(queries)]
+    insertions = InsertionGenerator(load_masked_lm(str(folder), device="cpu")).generate(lists)
+    assert any(insertion.finished for insertion in insertions)
+    for keywords, insertion in zip(lists, insertions, strict=True):
+        position = 0
+        for keyword in keywords:
+            position = insertion.text.index(keyword, position) + len(keyword)
+    outputs = augkit.augment(queries, "pointer", n=2, seed=0, insertion_model=str(folder), p_syn=0.0)
+    assert all(outputs) and all(text not in queries for row in outputs for text in row)
 
 
 def test_examples_become_inputs_and_labels_the_loss_reads(tmp_path, sentences):
