@@ -12,7 +12,8 @@ from augkit.plugin import BatchContext, Candidate, InvalidParameterError
 from augkit_pointer.insertion import InsertionGenerator, InsertionSettings, MAX_STAGES, REPETITION_PENALTY, SYMBOL_PENALTY
 
 #: The insertion model by default. The public POINTER checkpoints (Zhang et al. 2020) are
-#: links to blob storage in dreasysnail/POINTER's README, not hub models, so none loads by id:
+#: links to blob storage in dreasysnail/POINTER's README, not hub models (the author's request
+#: for a hub architecture, huggingface/transformers#8454, is open), so none loads by id:
 #: ``bert-base-uncased`` is the base a user fine-tunes with ``augkit train pointer`` (it has no
 #: ``[NOI]`` token until then, and the method says so).
 DEFAULT_INSERTION_MODEL = "bert-base-uncased"
