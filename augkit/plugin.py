@@ -40,7 +40,8 @@ Model runtime (loaded on first access)
     :func:`load_seq2seq` (model specs ``id@revision``, folders, ``$AUGKIT_MODEL_DIR``;
     safetensors only, no remote code; shared per process), :class:`Seq2SeqModel`,
     :class:`GenerationResult`, :class:`TargetScore`, :data:`DEFAULT_TOKEN_BUDGET`,
-    :func:`token_budget_batches`, :func:`resolve_device`, :func:`load_for_training`,
+    :func:`token_budget_batches` (and, for a plugin running forward passes itself,
+    :func:`pad_rows`, :func:`padded_length`, :func:`filler_rows`), :func:`resolve_device`, :func:`load_for_training`,
     :func:`get_encoder` and :func:`cosine_matrix` (the shared sentence encoder), and the
     rest of :data:`_LAZY`.
 Training (``augkit train`` targets; loaded on first access)
@@ -145,6 +146,10 @@ _LAZY = {
     "resolve_model_source": "augkit.models",
     "split_sentences": "augkit.models",
     "token_budget_batches": "augkit.models",
+    # batching rules for a plugin that runs a model's forward passes itself (augkit-pointer)
+    "pad_rows": "augkit.models.batching",
+    "padded_length": "augkit.models.batching",
+    "filler_rows": "augkit.models.batching",
     # the sentence encoder (shared, batched)
     "get_encoder": "augkit.models.encoder",
     "cosine_matrix": "augkit.models.encoder",

@@ -176,7 +176,7 @@ class InsertionGenerator:
         if self.settings.do_sample and (seeds is None or len(seeds) != len(keyword_lists)):
             raise InvalidParameterError("sampling needs one seed per keyword list")
         rows = [self._start(keywords, None if seeds is None else seeds[i], i) for i, keywords in enumerate(keyword_lists)]
-        from augkit.progress import progress_bar
+        from augkit.plugin import progress_bar
 
         with progress_bar(self.settings.max_stages, shown=progress, description="insertion stages", unit="stage") as bar:
             for stage in range(self.settings.max_stages):
@@ -241,7 +241,7 @@ class InsertionGenerator:
     # -- one stage over many rows -------------------------------------------------------
 
     def _stage(self, rows: list[_Row], stage: int) -> None:
-        from augkit.models.batching import filler_rows, padded_length, token_budget_batches
+        from augkit.plugin import filler_rows, padded_length, token_budget_batches
 
         lengths = [len(row.ids) + 2 for row in rows]
         for batch in token_budget_batches(lengths):
@@ -256,7 +256,7 @@ class InsertionGenerator:
         """The token (or ``[NOI]``) chosen for every gap of the first ``real`` rows."""
         import torch
 
-        from augkit.models.batching import pad_rows
+        from augkit.plugin import pad_rows
 
         tokenizer = self.lm.tokenizer
         sequences = [[tokenizer.cls_token_id, *row.ids, tokenizer.sep_token_id] for row in members]
