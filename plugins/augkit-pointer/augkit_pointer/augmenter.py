@@ -9,7 +9,16 @@ from typing import Any
 import augkit
 from augkit.plugin import BatchContext, Candidate, InvalidParameterError
 
-from augkit_pointer.insertion import InsertionGenerator, InsertionSettings, MAX_STAGES, REPETITION_PENALTY, SYMBOL_PENALTY
+from augkit_pointer.insertion import (
+    MAX_STAGES,
+    REPETITION_PENALTY,
+    SAMPLING_TEMPERATURE,
+    SAMPLING_TOP_K,
+    SAMPLING_TOP_P,
+    SYMBOL_PENALTY,
+    InsertionGenerator,
+    InsertionSettings,
+)
 
 #: The insertion model by default. The public POINTER checkpoints (Zhang et al. 2020) are
 #: links to blob storage in dreasysnail/POINTER's README, not hub models (the author's request
@@ -114,8 +123,6 @@ class Pointer(augkit.Augmenter):
         for label, value in (("p_syn", p_syn), ("p_shuf", p_shuf)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
                 raise InvalidParameterError(f"pointer: {label} must be a probability in [0, 1], got {value!r}")
-        from augkit_pointer.insertion import SAMPLING_TEMPERATURE, SAMPLING_TOP_K, SAMPLING_TOP_P
-
         self.insertion_model = insertion_model
         self.keywords = keywords
         self.p_syn = float(p_syn)
