@@ -7,6 +7,7 @@ from augkit.filters import (
     BleuToSourceScorer,
     DiversityScorer,
     EditRatioFilter,
+    EntailmentFilter,
     EntitiesFilter,
     ExactDuplicateFilter,
     FluencyScorer,
@@ -25,7 +26,7 @@ from augkit.hookspecs import hookimpl
 def register_filters(register):
     for filter_class in (
         ExactDuplicateFilter, SemanticFilter, LabelIntegrityFilter, EditRatioFilter, LengthFilter, TopKFilter,
-        NegationFilter, NumbersFilter, EntitiesFilter, DiversityScorer, BleuToSourceScorer, FluencyScorer, BertScoreScorer,
+        NegationFilter, NumbersFilter, EntitiesFilter, EntailmentFilter, DiversityScorer, BleuToSourceScorer, FluencyScorer, BertScoreScorer,
         RankFilter,
     ):
         register(filter_class)

@@ -58,7 +58,9 @@ Pipelines, tables and progress (loaded on first access)
     and filters by name), :data:`SOURCE_COLUMN` and :data:`METHOD_COLUMN` (provenance
     columns), :func:`read_table`, :func:`write_table`, :func:`table_format` and
     :class:`XlsxLimits` (plugin commands' files), :func:`progress_bar`,
-    :func:`edit_distance_ratio`.
+    :func:`edit_distance_ratio`, :func:`sentence_bleu`, :func:`semantic_similarity`, and the
+    entailment oracle (:class:`EntailmentOracle`, :func:`entailment_relation`, :func:`relation_of`,
+    :data:`RELATIONS`).
 
 >>> from augkit.plugin import Augmenter, split_words
 >>> class Reverse(Augmenter):
@@ -187,6 +189,17 @@ _LAZY = {
     "bert_wordpiece_tokenizer": "augkit.models.tokenizer_training",
     # metrics
     "edit_distance_ratio": "augkit.metrics",
+    "sentence_bleu": "augkit.metrics",
+    "semantic_similarity": "augkit.metrics",
+    # the entailment relation oracle (ERAP's equation 7 on an NLI pair classifier)
+    "DEFAULT_NLI_MODEL": "augkit.metrics",
+    "PARAPHRASE_RELATIONS": "augkit.metrics",
+    "RELATIONS": "augkit.metrics",
+    "EntailmentOracle": "augkit.metrics",
+    "RelationJudgement": "augkit.metrics",
+    "entailment_relation": "augkit.metrics",
+    "relation_of": "augkit.metrics",
+    "relation_probabilities": "augkit.metrics",
     # scorers and rankers: a plugin's own scorer subclasses Scorer
     "Scorer": "augkit.filters.scorer",
     "RankFilter": "augkit.filters.rank",

@@ -9,6 +9,7 @@ from augkit.filters.bleu_to_source import BleuToSourceScorer
 from augkit.filters.dedup import ExactDuplicateFilter
 from augkit.filters.diversity import DiversityScorer
 from augkit.filters.edit_ratio import EditRatioFilter
+from augkit.filters.entailment import EntailmentFilter
 from augkit.filters.entities import EntitiesFilter
 from augkit.filters.fluency import FluencyScorer
 from augkit.filters.label_integrity import LabelIntegrityFilter
@@ -28,6 +29,7 @@ __all__ = [
     "DatasetContext",
     "DiversityScorer",
     "EditRatioFilter",
+    "EntailmentFilter",
     "EntitiesFilter",
     "ExactDuplicateFilter",
     "Filter",
