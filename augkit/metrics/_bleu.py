@@ -52,7 +52,7 @@ def bleu(hypotheses: Sequence[str], references: References) -> float:
     return _corpus_bleu(hyps, reference_lists(references, len(hyps)))
 
 
-def sentence_bleu(hypotheses: Sequence[str], references: References) -> list[float]:
+def sentence_bleu(hypotheses: Sequence[str], references: References, *, brevity_penalty: bool = True) -> list[float]:
     """Sentence BLEU of each hypothesis against its own references, on a 0-100 scale: one
     number per hypothesis, not pooled.
 
@@ -63,13 +63,20 @@ def sentence_bleu(hypotheses: Sequence[str], references: References) -> list[flo
     ``str``. Used by the ``bleu_to_source`` scorer (a candidate against its source: high
     means close to a copy).
 
+    ``brevity_penalty=False`` leaves out BP, the "modified BLEU without length penalty" of
+    ParaBank (Hu et al., 2019) that ERAP's diversity reward uses (1 - BLEU(candidate, source)),
+    so that a short candidate does not look diverse merely for being short.
+
     >>> sentence_bleu(["the cat sat on the mat"], ["the cat sat on the mat"])  # doctest: +SKIP
     [100.0]
     """
     hyps = text_list(hypotheses, "hypotheses")
     refs = reference_lists(references, len(hyps))
     metric = _sacrebleu().metrics.BLEU(effective_order=True)
-    return [float(metric.sentence_score(hyp, ref).score) for hyp, ref in zip(hyps, refs)]
+    scores = [metric.sentence_score(hyp, ref) for hyp, ref in zip(hyps, refs)]
+    if brevity_penalty:
+        return [float(score.score) for score in scores]
+    return [float(score.score / score.bp) if score.bp > 0 else 0.0 for score in scores]
 
 
 def self_bleu(texts: Sequence[str]) -> float:
