@@ -142,7 +142,9 @@ def augment_with_report(
 ) -> tuple[Any, AugmentationReport]:
     """:func:`augment`, also returning the run's :class:`~augkit.report.AugmentationReport`
     (with ``trace=True``, its ``trace`` holds every candidate's :class:`~augkit.trace.TraceEntry`)."""
+    params, named_columns = _column_keywords(params)
     pipeline = build_pipeline(method, params)
+    text_column, context_columns = _apply_column_keywords(pipeline, named_columns, text_column, context_columns)
     options = RunOptions(
         n=n, seed=resolve_seed(seed), batch_size=batch_size, workers=workers, progress=progress,
         coerce=coerce, strict=strict, row_timeout=row_timeout, trace=trace,
@@ -186,6 +188,41 @@ def augment_with_report(
     report.seed = options.seed
     logger.info("augkit %s: %s", pipeline.name, report.summary())
     return result, report
+
+
+def _column_keywords(params: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``params`` split into method parameters and ``<name>_column`` keywords
+    (``premise_column="sentence_A"``), which name the column of a logical name a method reads."""
+    columns = {key: value for key, value in params.items() if key.endswith("_column") and "." not in key}
+    return {key: value for key, value in params.items() if key not in columns}, columns
+
+
+def _apply_column_keywords(pipeline: Pipeline, columns: Mapping[str, Any], text_column: str | None,
+                           context_columns: Any) -> tuple[str | None, Any]:
+    """Fold ``<name>_column=COLUMN`` keywords into the context mapping (``premise_column`` is
+    ``context_columns={"premise": ...}``) and ``<text name>_column`` into ``text_column``
+    (``hypothesis_column`` for a method whose text is the hypothesis of a pair)."""
+    if not columns:
+        return text_column, context_columns
+    mapping = dict(context_mapping(context_columns) or {})
+    text_names = pipeline.text_names
+    for key, column in columns.items():
+        name = key.removesuffix("_column")
+        if name in text_names:
+            if text_column is not None and text_column != column:
+                raise UsageError(f"{key}={column!r} and text_column={text_column!r} name two columns for the text; give one")
+            text_column = column
+        elif name in pipeline.context_names:
+            if name in mapping and mapping[name] != column:
+                raise UsageError(f"{key}={column!r} and context_columns[{name!r}]={mapping[name]!r} disagree; give one")
+            mapping[name] = column
+        else:
+            known = [f"{n}_column" for n in (*text_names, *pipeline.context_names)]
+            raise UsageError(
+                f"unknown keyword {key!r}: {pipeline.name!r} reads "
+                + (f"the columns {', '.join(known)}" if known else "no other column than the text (text_column=)")
+            )
+    return text_column, mapping
 
 
 def build_pipeline(method: Any, params: Mapping[str, Any]) -> Pipeline:

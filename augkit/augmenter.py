@@ -60,6 +60,16 @@ class Augmenter(Configurable):
     #: :attr:`context_columns`, and ``context`` holds their original values too.
     rewrites_columns: ClassVar[tuple[str, ...]] = ()
 
+    #: What the text is in the rows this augmenter reads, when it is more than a text (ERAP's
+    #: ``"hypothesis"`` of a premise-hypothesis pair): ``augkit.augment(..., hypothesis_column=...)``
+    #: then names the text column. Empty: just the text.
+    text_name: ClassVar[str] = ""
+
+    #: Logical names of other columns this augmenter reads and may rewrite when the caller
+    #: maps them, and does without otherwise (ERAP's ``("premise",)``: with a premise column
+    #: it augments NLI pairs, without one it paraphrases the text alone).
+    optional_rewrites_columns: ClassVar[tuple[str, ...]] = ()
+
     #: True when the augmenter may set the label of the rows it makes
     #: (:attr:`augkit.Candidate.label`, e.g. a label projection): the caller must then name
     #: the label column, and the output says which labels changed (``augkit_label_from``).

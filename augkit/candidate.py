@@ -14,7 +14,8 @@ class Candidate:
     chain); the pipeline sets it, so an augmenter leaves it empty:
     ``Candidate(text, scores={"confidence": 0.9})``. ``scores`` collects what augmenters and
     filters measured (``{"semantic": 0.91}``) and ends up in ``augkit_<score>`` provenance
-    columns.
+    columns. An augmenter that makes candidates in several named ways may set ``method`` to
+    the way (ERAP's pair rule ``"<p',h>"``): the pipeline then records ``erap:<p',h>``.
 
     Pair augmentation: ``fields`` holds the other columns of the row this candidate rewrites,
     by the logical names its augmenter declares in ``rewrites_columns``

@@ -429,6 +429,11 @@ def _print_row_context(cls: type) -> None:
     if optional:
         print()
         print(f"Reads, when mapped: {', '.join(optional)} (--context-column NAME=COLUMN; used only if given)")
+    optional_rewrites = tuple(name for name in getattr(cls, "optional_rewrites_columns", ()) if name not in names)
+    if optional_rewrites:
+        print()
+        print(f"Reads and rewrites, when mapped: {', '.join(optional_rewrites)} (--context-column NAME=COLUMN; "
+              "named in augkit_changed)")
     if getattr(cls, "sets_label", False):
         print("Sets the labels of the rows it writes (needs --label-column; the old label goes to augkit_label_from)")
 

@@ -216,9 +216,15 @@ class Pipeline:
         return tuple(dict.fromkeys(name for leaf in self._generator.leaves() for name in leaf.names))
 
     @property
+    def text_names(self) -> tuple[str, ...]:
+        """What this pipeline's augmenters call the text they rewrite, besides "text"
+        (:attr:`Augmenter.text_name`, e.g. ``hypothesis``): ``hypothesis_column=`` names the text column."""
+        return tuple(dict.fromkeys(leaf.augmenter.text_name for leaf in self._generator.leaves() if leaf.augmenter.text_name))
+
+    @property
     def rewritten_names(self) -> tuple[str, ...]:
         """The logical names of the other columns this pipeline's augmenters may rewrite."""
-        return tuple(dict.fromkeys(name for leaf in self._generator.leaves() for name in leaf.augmenter.rewrites_columns))
+        return tuple(dict.fromkeys(name for leaf in self._generator.leaves() for name in leaf.rewritable))
 
     @property
     def label_setters(self) -> tuple[str, ...]:
@@ -479,7 +485,11 @@ class _Leaf:
         self.label = augmenter.name or type(augmenter).__name__
         self.spec = format_step(self.label, augmenter.changed_params())
         self.required = tuple(dict.fromkeys((*augmenter.context_columns, *augmenter.rewrites_columns)))
-        self.optional = tuple(name for name in augmenter.optional_context_columns if name not in self.required)
+        self.rewritable = tuple(dict.fromkeys((*augmenter.rewrites_columns, *augmenter.optional_rewrites_columns)))
+        self.optional = tuple(dict.fromkeys(
+            name for name in (*augmenter.optional_context_columns, *augmenter.optional_rewrites_columns)
+            if name not in self.required
+        ))
         self.names = (*self.required, *self.optional)
         self.takes_context = "context" in inspect.signature(type(augmenter).augment_batch).parameters
         if self.names and not self.takes_context:
@@ -507,13 +517,14 @@ class _Leaf:
         """A copy of an augmenter's Candidate, labelled with this step, its rewritten fields and
         label checked against what the augmenter declares."""
         if item.fields:
-            check_fields(self.label, self.augmenter.rewrites_columns, item.fields)
+            check_fields(self.label, self.rewritable, item.fields)
         if item.label is not None and not self.augmenter.sets_label:
             raise AugmenterOutputError(
                 f"augmenter {self.label!r} set a candidate's label to {item.label!r} but does not declare sets_label = True",
                 kind=f"augmenter {self.label!r} set a label it does not declare",
             )
-        return Candidate(item.text, self.label, dict(item.scores), dict(item.fields), item.label)
+        method = self.label if item.method in ("", self.label) else f"{self.label}:{item.method}"
+        return Candidate(item.text, method, dict(item.scores), dict(item.fields), item.label)
 
     def leaves(self) -> list[_Leaf]:
         return [self]
