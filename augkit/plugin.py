@@ -145,6 +145,7 @@ _LAZY = {
     "load_seq2seq": "augkit.models",
     "resolve_device": "augkit.models",
     "resolve_dtype": "augkit.models",
+    "seeded_torch": "augkit.models.device",
     "resolve_model_source": "augkit.models",
     "split_sentences": "augkit.models",
     "token_budget_batches": "augkit.models",

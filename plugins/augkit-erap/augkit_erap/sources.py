@@ -14,7 +14,7 @@ from augkit_erap.relations import controlled_input, has_control_tokens
 #: Said when no generator is given: there is no public ERAP checkpoint to default to.
 NO_GENERATOR = (
     "erap needs a relation-controlled generator and no public ERAP checkpoint exists: train one with "
-    "`augkit train erap PAIRS -o DIR` (then -p generator=DIR), or re-rank the samples of any installed method "
+    "`augkit train erap --table PAIRS.csv -o DIR` (then -p generator=DIR), or re-rank the samples of any installed method "
     "instead with -p sample_from=backtranslation (RR mode)"
 )
 
