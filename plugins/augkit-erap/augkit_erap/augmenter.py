@@ -155,6 +155,10 @@ class Erap(Augmenter):
         self._source: Any = None
         self._evaluator: ErapEvaluator | None = None
 
+    def __getstate__(self) -> dict:
+        # The loaded generator, oracle and encoder are loaded again where unpickled (a worker).
+        return {**self.__dict__, "_source": None, "_evaluator": None}
+
     # -- the paraphrase sources ---------------------------------------------------------
 
     @property

@@ -128,12 +128,14 @@ def test_strict_projection_and_the_unaware_baseline(models, sick):
     assert rules and rules <= {"erap:<p',h>", "erap:<p,h'>", "erap:<p',h'>"}
 
 
-def test_output_does_not_depend_on_the_batch(models, sick):
+def test_output_does_not_depend_on_the_batch_or_the_workers(models, sick):
     kwargs = dict(sample_from="eda", k=5, require_relation=False, premise_column=P, hypothesis_column=H, label_column=LABEL,
                   **models)
     one = augkit.augment(sick, "erap", n=3, seed=7, batch_size=1, **kwargs)
     many = augkit.augment(sick, "erap", n=3, seed=7, batch_size=16, **kwargs)
     pd.testing.assert_frame_equal(one, many)
+    workers = augkit.augment(sick, "erap", n=3, seed=7, batch_size=8, workers=2, **kwargs)
+    pd.testing.assert_frame_equal(one, workers)
 
 
 def test_wrong_arguments_are_named(models, sick):
