@@ -191,6 +191,7 @@ _LAZY = {
     # metrics
     "edit_distance_ratio": "augkit.metrics",
     "sentence_bleu": "augkit.metrics",
+    "text_list": "augkit.metrics._inputs",
     "semantic_similarity": "augkit.metrics",
     # the entailment relation oracle (ERAP's equation 7 on an NLI pair classifier)
     "DEFAULT_NLI_MODEL": "augkit.metrics",

@@ -175,7 +175,9 @@ class HypothesisOnlyClassifier:
         batches of ``batch_size``, in eval mode, without gradients."""
         import torch
 
-        texts = _texts(texts)
+        from augkit.plugin import text_list
+
+        texts = text_list(texts, "texts")
         network = self.network
         out: list[dict[str, float]] = []
         with torch.no_grad():
@@ -261,7 +263,9 @@ class HypothesisOnlyClassifier:
         return {key: value.to(self.device) for key, value in encoded.items()}
 
     def _targeted(self, texts: Sequence[str], targets: Sequence[Any]) -> tuple[list[str], list[list[float]]]:
-        texts, targets = _texts(texts), list(targets)
+        from augkit.plugin import text_list
+
+        texts, targets = text_list(texts, "texts"), list(targets)
         if len(texts) != len(targets):
             raise InputError(f"one target per text is needed: {len(texts)} texts, {len(targets)} targets")
         pairs = [(text, row) for text, row in zip(texts, relation_targets(targets), strict=True) if row is not None]
@@ -274,16 +278,6 @@ class HypothesisOnlyClassifier:
         logits = self.network(**self._encode(texts)).logits.float()
         target = torch.tensor(rows, dtype=torch.float32, device=logits.device)
         return -(target * torch.log_softmax(logits, dim=-1)).sum()
-
-
-def _texts(texts: Sequence[str]) -> list[str]:
-    if isinstance(texts, str):
-        raise InputError("texts must be a list of str, not a single str")
-    items = list(texts)
-    for position, text in enumerate(items):
-        if not isinstance(text, str):
-            raise InputError(f"texts[{position}] is {type(text).__name__}, expected str")
-    return items
 
 
 def _labels(config: Any) -> list[str]:
