@@ -22,6 +22,7 @@ from augkit.errors import (
     UsageError,
 )
 from augkit.filters import BatchContext, DatasetContext, ExactDuplicateFilter, Filter, Scorer
+from augkit.generated_row import GeneratedRow
 from augkit.hookspecs import hookimpl
 from augkit.pipeline import Chain, Interleave, Pipeline, Union
 from augkit.plugins import get_registry, reset_registry
@@ -40,6 +41,7 @@ __all__ = [
     "DatasetContext",
     "ExactDuplicateFilter",
     "Filter",
+    "GeneratedRow",
     "InputError",
     "InvalidParameterError",
     "Pipeline",

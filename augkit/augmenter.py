@@ -75,6 +75,13 @@ class Augmenter(Configurable):
     #: the label column, and the output says which labels changed (``augkit_label_from``).
     sets_label: ClassVar[bool] = False
 
+    #: Names of the usage this augmenter reports per row (``("requests", "prompt_tokens")``):
+    #: it returns a row as :class:`augkit.GeneratedRow` ``(candidates, usage={...})``, and the
+    #: run's report sums each name over the rows (``usage:<name>``) and shows it in its
+    #: summary, whatever the batching or backend. A ``GeneratedRow`` may also give the
+    #: ``reason`` a row got no candidates, which the summary shows.
+    usage: ClassVar[tuple[str, ...]] = ()
+
     #: True when :meth:`prepare` must see every original of the run to generate correctly
     #: (a label-conditioned generator collecting each label's examples): streamed runs then
     #: read all the texts first, and a streamed ``IterableDataset`` is refused.

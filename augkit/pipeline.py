@@ -34,6 +34,7 @@ from augkit.errors import (
 )
 from augkit.filters.base import BatchContext, DatasetContext, Filter
 from augkit.filters.dedup import ExactDuplicateFilter
+from augkit.generated_row import USAGE_PREFIX, merged_notes, notes_of, with_notes
 from augkit.pipeline_spec import GroupSpec, StepSpec, format_options, format_step, parse_pipeline_spec
 from augkit.row_context import candidates_context, check_fields, merged, own_columns, without_unchanged
 from augkit.seeding import RowSeeder
@@ -314,6 +315,19 @@ class Pipeline:
             candidates = without_unchanged(candidates, context)
         return candidates
 
+    def _row_usage(self, rows: list[list[Candidate]]) -> list[list[int]]:
+        """Each row's usage values, in :attr:`usage_names` order (0 where a step reported none)."""
+        names = self.usage_names
+        if not names:
+            return [[] for _ in rows]
+        out = []
+        for row in rows:
+            values = dict.fromkeys(names, 0)
+            for name, value in notes_of(row)[1].items():
+                values[f"{USAGE_PREFIX}{name}"] += int(value)
+            out.append(list(values.values()))
+        return out
+
     @property
     def count_names(self) -> tuple[str, ...]:
         """What :attr:`BatchOutcome.counts` counts per text, in order: ``generated``, then
@@ -324,7 +338,15 @@ class Pipeline:
         for step in self.filters:
             seen[step.name] += 1
             names.append(step.name if seen[step.name] == 1 else f"{step.name}#{seen[step.name]}")
-        return (GENERATED, *names, BEYOND_N)
+        return (GENERATED, *names, BEYOND_N, *self.usage_names)
+
+    @property
+    def usage_names(self) -> tuple[str, ...]:
+        """The usage this pipeline's augmenters report per row (:attr:`Augmenter.usage`), as
+        count names ``usage:<name>`` after the candidate counts (summed over the augmenters
+        that report the same name)."""
+        return tuple(dict.fromkeys(f"{USAGE_PREFIX}{name}" for leaf in self._generator.leaves()
+                                   for name in leaf.augmenter.usage))
 
     def run(
         self, texts: list[str], n: int, seed: int, context: BatchContext | None = None
@@ -412,7 +434,8 @@ class Pipeline:
 
     def _run_batch(self, texts: list[str], n: int, seed: int, context: BatchContext, trace: bool = False) -> BatchOutcome:
         candidates = self._generated(texts, n, seed, context)
-        reasons: list[str | None] = [None if c else NOTHING_GENERATED for c in candidates]
+        usage = self._row_usage(candidates)
+        reasons: list[str | None] = [None if c else (notes_of(c)[0] or NOTHING_GENERATED) for c in candidates]
         counts = [[len(row)] for row in candidates]
         fates = _Fates(candidates) if trace else None
         for step, step_name in zip(self.filters, self.count_names[1:-1]):
@@ -427,6 +450,7 @@ class Pipeline:
         kept = [row[:n] for row in candidates]
         for index, row in enumerate(candidates):
             counts[index].append(len(row) - len(kept[index]))
+            counts[index].extend(usage[index])
         if fates is not None:
             fates.dropped(candidates, kept, BEYOND_N)
         return BatchOutcome(kept, reasons, [tuple(row) for row in counts], fates.entries() if fates is not None else None)
@@ -508,10 +532,22 @@ class _Leaf:
         else:
             output = self.augmenter.augment_batch(list(texts), n, rngs)
         method = self.label
-        return [
+        notes = [notes_of(row) for row in output] if isinstance(output, (list, tuple)) else []
+        rows = [
             [Candidate(item, method) if type(item) is str else self._candidate(item) for item in row]
             for row in _checked_output(method, texts, output, n)
         ]
+        if any(reason or usage for reason, usage in notes):
+            usage_names = set(self.augmenter.usage)
+            for reason, usage in notes:
+                undeclared = sorted(set(usage) - usage_names)
+                if undeclared:
+                    raise AugmenterOutputError(
+                        f"augmenter {method!r} reported usage {', '.join(undeclared)} it does not declare in usage = (...)",
+                        kind=f"augmenter {method!r} reported undeclared usage",
+                    )
+            rows = [with_notes(row, *note) for row, note in zip(rows, notes, strict=True)]
+        return rows
 
     def _candidate(self, item: Candidate) -> Candidate:
         """A copy of an augmenter's Candidate, labelled with this step, its rewritten fields and
@@ -538,7 +574,8 @@ class _UnionNode:
 
     def generate(self, texts: list[str], n: int, seed: int, context: BatchContext) -> list[list[Candidate]]:
         per_member = [member.generate(texts, n, seed, context) for member in self.members]
-        return [_interleave([rows[i] for rows in per_member]) for i in range(len(texts))]
+        return [with_notes(_interleave([rows[i] for rows in per_member]), *merged_notes(rows[i] for rows in per_member))
+                for i in range(len(texts))]
 
     def leaves(self) -> list[_Leaf]:
         return [leaf for member in self.members for leaf in member.leaves()]
@@ -555,8 +592,11 @@ class _ChainNode:
         for step in self.steps[1:]:
             flat = [c.text for row in rows for c in row]
             rewritten = iter(step.generate(flat, 1, seed, candidates_context(rows, context)))
-            rows = [[merged(c, out[0]) for c, out in ((c, next(rewritten)) for c in row) if out] for row in rows]
-        return [[Candidate(c.text, self.label, c.scores, c.fields, c.label) for c in row] for row in rows]
+            outputs = [[next(rewritten) for _ in row] for row in rows]
+            rows = [with_notes([merged(c, out[0]) for c, out in zip(row, outs) if out], *merged_notes([row, *outs]))
+                    for row, outs in zip(rows, outputs)]
+        return [with_notes([Candidate(c.text, self.label, c.scores, c.fields, c.label) for c in row], *notes_of(row))
+                for row in rows]
 
     def leaves(self) -> list[_Leaf]:
         return [leaf for step in self.steps for leaf in step.leaves()]

@@ -102,6 +102,7 @@ from augkit.filters.edit_ratio import EditRatioFilter
 from augkit.filters.label_integrity import LabelIntegrityFilter
 from augkit.filters.semantic import SemanticFilter
 from augkit.filters.top_k import TopKFilter
+from augkit.generated_row import GeneratedRow
 from augkit.params import check_int, unknown_name_message
 from augkit.registry import RESERVED_PARAMETERS
 from augkit.seeding import RowSeeder, resolve_seed
@@ -213,7 +214,7 @@ _LAZY = {
 
 __all__ = [
     # base classes
-    "Augmenter", "BatchContext", "Candidate", "DatasetContext", "Filter", "check_sources", "first_distinct",
+    "Augmenter", "BatchContext", "Candidate", "DatasetContext", "Filter", "GeneratedRow", "check_sources", "first_distinct",
     # errors
     "AugkitError", "AugmentationFailedError", "AugmenterOutputError", "InputError", "InvalidParameterError",
     "MissingDependencyError", "ModelNotAvailableError", "PipelineSpecError", "UnknownMethodError",

@@ -7,6 +7,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from augkit.generated_row import USAGE_PREFIX
+
 #: Keys of :attr:`AugmentationReport.candidates` that are not filters (see
 #: :attr:`augkit.Pipeline.count_names`).
 _GENERATED, _BEYOND_N = "generated", "beyond n"
@@ -54,13 +56,25 @@ class AugmentationReport:
             parts.append(f"{none} row{'s' if none != 1 else ''} got no augmentation: {reasons}")
         elif self.rows_read and self.n != 0:
             parts.append("every row got at least one augmentation")
+        usage = self.usage
+        if usage:
+            parts.append(usage_summary(usage))
         if self.seed is not None:
             parts.append(f"seed {self.seed}")
         return "; ".join(parts)
 
+    @property
+    def usage(self) -> dict[str, int]:
+        """What the augmenters reported the run cost (:attr:`augkit.Augmenter.usage`), by name:
+        ``{"requests": 40, "cached": 12, "prompt_tokens": 9120, ...}``; empty for methods
+        that report none."""
+        return {name.removeprefix(USAGE_PREFIX): count for name, count in self.candidates.items()
+                if name.startswith(USAGE_PREFIX)}
+
     def _candidates_summary(self) -> str:
         text = f"generated {self.candidates.get(_GENERATED, 0)} candidates"
-        dropped = [f"{count} by {name}" for name, count in self.candidates.items() if name not in (_GENERATED, _BEYOND_N)]
+        dropped = [f"{count} by {name}" for name, count in self.candidates.items()
+                   if name not in (_GENERATED, _BEYOND_N) and not name.startswith(USAGE_PREFIX)]
         beyond = self.candidates.get(_BEYOND_N, 0)
         if beyond:
             dropped.append(f"{beyond} beyond n={self.n}")
@@ -114,3 +128,21 @@ def sum_reports(reports: Iterable[AugmentationReport]) -> AugmentationReport:
     for report in reports:
         total.add(report)
     return total
+
+
+#: How usage names read in the summary; others print as ``<count> <name with spaces>``.
+_USAGE_WORDS = {"prompt_tokens": "prompt tokens", "completion_tokens": "completion tokens", "cached": "from the cache"}
+#: A usage count in billionths of a dollar, shown as dollars.
+COST_NANODOLLARS = "cost_nanodollars"
+
+
+def usage_summary(usage: Mapping[str, int]) -> str:
+    """The summary's usage part, e.g. ``usage: 40 requests, 12 from the cache, 9120 prompt
+    tokens, 2311 completion tokens, cost $0.0028``."""
+    parts = []
+    for name, count in usage.items():
+        if name == COST_NANODOLLARS:
+            parts.append(f"cost ${count / 1e9:.6f}")
+        else:
+            parts.append(f"{count} {_USAGE_WORDS.get(name, name.replace('_', ' '))}")
+    return "usage: " + ", ".join(parts)
