@@ -314,3 +314,51 @@ def tiny_insertion_model(shared_data, tmp_path_factory) -> Path:
 
     texts = read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
     return build_bert_masked_lm(tmp_path_factory.mktemp("tiny-pointer") / "pointer", texts, init_std=0.5, special_tokens=["[NOI]"])
+
+
+@pytest.fixture(scope="session")
+def tiny_chat_model(shared_data, tmp_path_factory) -> Path:
+    """A random Qwen2-shaped chat model (2 layers, 64 wide) with a byte-level BPE tokenizer
+    trained on BANKING77's training texts and a ChatML ``chat_template``, saved with
+    safetensors: what ``transformers serve`` serves in the LLM augmentation tests."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    pytest.importorskip("tokenizers")
+    from augkit.testing import build_chat_model
+
+    texts = read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
+    return build_chat_model(tmp_path_factory.mktemp("tiny-chat") / "chat", texts)
+
+
+@pytest.fixture(scope="session")
+def llm_server(tiny_chat_model):
+    """A real ``transformers serve`` on 127.0.0.1 serving :func:`tiny_chat_model`: a
+    :class:`augkit.testing.llm_servers.ServedModel` (``base_url`` ending in ``/v1``, ``model``
+    the name requests give). Stopped by its PID at the end of the session."""
+    from augkit.testing.llm_servers import start_transformers_serve, transformers_serve_unavailable
+
+    reason = transformers_serve_unavailable()
+    if reason:
+        pytest.skip(reason)
+    served = start_transformers_serve(tiny_chat_model)
+    yield served
+    served.stop()
+
+
+@pytest.fixture
+def scripted_llm_server():
+    """A factory of started :class:`augkit.testing.llm_servers.ScriptedChatServer`:
+    ``scripted_llm_server([reply("..."), error(429)], default=None, models=(...))``. Every
+    server it made is closed when the test ends."""
+    from augkit.testing.llm_servers import ScriptedChatServer
+
+    servers = []
+
+    def make(script=(), **options):
+        server = ScriptedChatServer(script, **options).start()
+        servers.append(server)
+        return server
+
+    yield make
+    for server in servers:
+        server.close()

@@ -15,6 +15,7 @@ from augkit.testing.bert import NLI_LABELS, bert_base_shape, build_bert_masked_l
 from augkit.testing.gpt2 import build_gpt2_causal_lm, gpt2_small_shape
 from augkit.testing.marian import build_marian_model, build_marian_pair, opus_mt_shape
 from augkit.testing.t5 import build_t5_model, t5_base_shape
+from augkit.testing.chat import build_chat_model
 
 __all__ = [
     "NLI_LABELS",
@@ -28,4 +29,5 @@ __all__ = [
     "gpt2_small_shape",
     "opus_mt_shape",
     "t5_base_shape",
+    "build_chat_model",
 ]
