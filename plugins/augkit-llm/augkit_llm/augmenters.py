@@ -1,0 +1,289 @@
+"""The ``llm_paraphrase`` and ``llm_generate`` methods: an instruction-tuned chat model behind
+any OpenAI-compatible server (vLLM, llama.cpp's server, Ollama, text-generation-inference,
+``transformers serve``, OpenAI) asked for label-preserving paraphrases of a row, or for new
+examples of the row's label shown some of that label's examples (Sahu et al. 2022; GPT3Mix).
+
+Every request carries a seed drawn from the row's seed (servers that honour ``seed`` then
+answer the same), and goes through a disk cache keyed by server, model, prompt, sampling
+settings and seed, so a re-run or ``--resume`` costs nothing and gives the same rows.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from augkit.plugin import Augmenter, ExactDuplicateFilter, GeneratedRow, InputError, InvalidParameterError, check_int
+
+from augkit_llm.prompts import (
+    AVOID_BLOCK,
+    GENERATE_FIELDS,
+    GENERATE_SYSTEM,
+    GENERATE_USER,
+    PARAPHRASE_FIELDS,
+    PARAPHRASE_SYSTEM,
+    PARAPHRASE_USER,
+    checked_template,
+    example_lines,
+    render,
+)
+
+logger = logging.getLogger("augkit")
+#: How outputs count as the same text (as the source, or as each other): augkit's one rule,
+#: ignoring letter case and final punctuation as the FAQ method does.
+SAME_TEXT = ExactDuplicateFilter(ignore_case=True, ignore_final_punctuation=True)
+#: Seeds sent to servers: 31 bits, which every server's seed field accepts.
+SEED_BITS = 31
+
+
+class _ChatMethod(Augmenter):
+    """What both methods share: the server, the sampling settings, the client and its cache,
+    the cost of the run. Subclasses build one request per row (:meth:`_messages`)."""
+
+    uses_model = True
+    #: What each row cost, summed in the run's report and summary.
+    usage = ("requests", "cached", "prompt_tokens", "completion_tokens", "cost_nanodollars")
+
+    def __init__(self, base_url: str, model: str, api_key_env: str, temperature: float, top_p: float,
+                 max_tokens: int, send_seed: bool, concurrency: int, timeout: float, max_retries: int,
+                 cache: bool, cache_dir: str | None, prompt_price: float | None, completion_price: float | None):
+        if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
+            raise InvalidParameterError(f"base_url must be the server's http(s) URL, e.g. http://127.0.0.1:8000/v1; got {base_url!r}")
+        if not isinstance(model, str) or not model.strip():
+            raise InvalidParameterError(f"model must name the model the server serves, got {model!r}")
+        for name, value, low, high in (("temperature", temperature, 0.0, 2.0), ("top_p", top_p, 0.0, 1.0)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+                raise InvalidParameterError(f"{name} must be a number in [{low}, {high}], got {value!r}")
+        for name, value in (("prompt_price", prompt_price), ("completion_price", completion_price)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
+                raise InvalidParameterError(f"{name} must be a price per million tokens >= 0, got {value!r}")
+        self.base_url = base_url
+        self.model = model
+        self.api_key_env = api_key_env
+        self.temperature = float(temperature)
+        self.top_p = float(top_p)
+        self.max_tokens = check_int("max_tokens", max_tokens, minimum=1)
+        self.send_seed = bool(send_seed)
+        self.concurrency = check_int("concurrency", concurrency, minimum=1)
+        self.timeout = float(timeout)
+        self.max_retries = check_int("max_retries", max_retries, minimum=0)
+        self.cache = bool(cache)
+        self.cache_dir = cache_dir
+        self.prompt_price = prompt_price
+        self.completion_price = completion_price
+        self._client: Any = None
+
+    def __getstate__(self) -> dict:
+        # The client holds connections and threads: each process opens its own.
+        return {**self.__dict__, "_client": None}
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            from augkit_llm.cache import ResponseCache
+            from augkit_llm.client import ChatClient
+
+            cache = ResponseCache(self.cache_dir) if self.cache else None
+            self._client = ChatClient(self.base_url, self.model, api_key_env=self.api_key_env, timeout=self.timeout,
+                                      max_retries=self.max_retries, concurrency=self.concurrency, cache=cache)
+        return self._client
+
+    def cost_nanodollars(self, prompt_tokens: int, completion_tokens: int) -> int:
+        """What a request's tokens cost at the given prices (dollars per million tokens), in
+        billionths of a dollar; 0 without prices."""
+        return round(prompt_tokens * (self.prompt_price or 0.0) * 1000 + completion_tokens * (self.completion_price or 0.0) * 1000)
+
+    def _ask(self, sources: Sequence[str], messages: list[tuple[tuple[str, str], ...]], n: int,
+             rngs: Sequence[random.Random]) -> list[list[str]]:
+        """One request per row, all at once; each reply parsed into at most ``n`` texts that
+        differ from the row's source and from each other."""
+        from augkit_llm.client import ChatRequest
+        from augkit_llm.parsing import parse_texts
+
+        requests = [
+            ChatRequest(tuple(m), temperature=self.temperature, top_p=self.top_p, max_tokens=self.max_tokens,
+                        seed=rng.getrandbits(SEED_BITS) if self.send_seed else None)
+            for m, rng in zip(messages, rngs, strict=True)
+        ]
+        results = self.client.complete(requests)
+        problems: Counter = Counter()
+        rows = []
+        for source, result in zip(sources, results, strict=True):
+            usage = {"requests": 1, "cached": int(result.cached), "prompt_tokens": result.prompt_tokens,
+                     "completion_tokens": result.completion_tokens,
+                     "cost_nanodollars": 0 if result.cached else self.cost_nanodollars(result.prompt_tokens, result.completion_tokens)}
+            parsed = parse_texts(result.text) if result.text is not None else None
+            problem = (result.problem or "no reply") if parsed is None else (parsed.problem if not parsed.texts else None)
+            kept = _distinct(source, parsed.texts, n) if parsed is not None else []
+            if problem is None and not kept:
+                problem = "every text in the reply repeats the source or an earlier one"
+            if problem:
+                problems[problem] += 1
+            rows.append(GeneratedRow(kept, reason=f"{self.name}: {problem}" if problem else None, usage=usage))
+        if problems:
+            listing = "; ".join(f"{count} {problem}" for problem, count in problems.most_common())
+            logger.warning("augkit %s: %d of %d rows got no usable reply (%s)", self.name, sum(problems.values()),
+                           len(sources), listing)
+        return rows
+
+
+class LLMParaphrase(_ChatMethod):
+    """Paraphrases from a chat model behind any OpenAI-compatible server, asked to keep the
+    meaning (and so the label) and change the wording; ``n`` per row in one request.
+
+    Parameters
+    ----------
+    base_url : str
+        The server's OpenAI-compatible URL, e.g. ``http://127.0.0.1:8000/v1`` (vLLM,
+        llama.cpp, Ollama ``http://localhost:11434/v1``, ``transformers serve``) or
+        ``https://api.openai.com/v1``.
+    model : str
+        The model name the server knows (``GET /v1/models`` lists them).
+    api_key_env : str
+        The environment variable holding the API key (never logged, cached or shown; local
+        servers need none).
+    temperature : float
+        Sampling temperature.
+    top_p : float
+        Nucleus sampling mass.
+    max_tokens : int
+        Longest reply, in tokens.
+    send_seed : bool
+        Send each row a seed drawn from the run's seed (servers that honour it repeat
+        themselves); False sends none.
+    concurrency : int
+        Requests in flight at once.
+    timeout : float
+        Seconds a request may take before it is retried.
+    max_retries : int
+        Retries of a request after a 429, a 5xx, a timeout or a dropped connection
+        (exponential back-off with jitter).
+    cache : bool
+        Keep replies in a disk cache (server, model, prompt, sampling settings, seed) so a
+        re-run costs nothing; False always asks the server.
+    cache_dir : str, optional
+        Where the cache lives (default ``$AUGKIT_CACHE_DIR/llm`` or ``~/.cache/augkit/llm``).
+    prompt_price : float, optional
+        Price per million prompt tokens, for the run's cost.
+    completion_price : float, optional
+        Price per million completion tokens.
+    system_prompt : str
+        The system message (template; fields ``{text}``, ``{n}``, ``{label}``).
+    user_prompt : str
+        The user message (template; same fields).
+    """
+
+    name = "llm_paraphrase"
+
+    def __init__(self, base_url: str = "http://127.0.0.1:8000/v1", model: str = "default", api_key_env: str = "OPENAI_API_KEY",
+                 temperature: float = 0.7, top_p: float = 1.0, max_tokens: int = 512, send_seed: bool = True, concurrency: int = 4,
+                 timeout: float = 60.0, max_retries: int = 5, cache: bool = True, cache_dir: str | None = None,
+                 prompt_price: float | None = None, completion_price: float | None = None,
+                 system_prompt: str = PARAPHRASE_SYSTEM, user_prompt: str = PARAPHRASE_USER):
+        super().__init__(base_url, model, api_key_env, temperature, top_p, max_tokens, send_seed, concurrency, timeout,
+                         max_retries, cache, cache_dir, prompt_price, completion_price)
+        self.system_prompt = checked_template(system_prompt, PARAPHRASE_FIELDS, "system_prompt")
+        self.user_prompt = checked_template(user_prompt, PARAPHRASE_FIELDS, "user_prompt")
+
+    def augment_batch(self, texts, n, rngs, context):
+        labels = context.labels if context.labels is not None else [None] * len(texts)
+        messages = [
+            (("system", render(self.system_prompt, text=text, n=n, label=label)),
+             ("user", render(self.user_prompt, text=text, n=n, label=label)))
+            for text, label in zip(texts, labels, strict=True)
+        ]
+        return self._ask(texts, messages, n, rngs)
+
+
+class LLMGenerate(_ChatMethod):
+    """New examples of each row's label from a chat model, shown ``k`` examples of that label
+    drawn from the run's own data (by the row's seed; the row itself first), and optionally
+    ``avoid`` examples of the labels most easily confused with it, not to write. Needs the
+    label column; every original of the run is seen first (``prepare``). The server, sampling,
+    cache and price parameters are ``llm_paraphrase``'s (``augkit info llm_paraphrase``).
+
+    Parameters
+    ----------
+    k : int
+        Examples of the label shown per request.
+    avoid : int
+        Confusable labels shown as "do not write these" (0: none); the labels whose
+        examples' mean MiniLM embedding is nearest the row's label's, 2 examples each.
+    system_prompt : str
+        The system message (template; fields ``{label}``, ``{examples}``, ``{avoid}``, ``{n}``).
+    user_prompt : str
+        The user message (template; same fields).
+    """
+
+    name = "llm_generate"
+    needs_all_texts = True
+
+    def __init__(self, base_url: str = "http://127.0.0.1:8000/v1", model: str = "default", api_key_env: str = "OPENAI_API_KEY",
+                 temperature: float = 0.9, top_p: float = 1.0, max_tokens: int = 512, send_seed: bool = True, concurrency: int = 4,
+                 timeout: float = 60.0, max_retries: int = 5, cache: bool = True, cache_dir: str | None = None,
+                 prompt_price: float | None = None, completion_price: float | None = None, k: int = 5, avoid: int = 0,
+                 system_prompt: str = GENERATE_SYSTEM, user_prompt: str = GENERATE_USER):
+        super().__init__(base_url, model, api_key_env, temperature, top_p, max_tokens, send_seed, concurrency, timeout,
+                         max_retries, cache, cache_dir, prompt_price, completion_price)
+        self.k = check_int("k", k, minimum=1)
+        self.avoid = check_int("avoid", avoid, minimum=0)
+        self.system_prompt = checked_template(system_prompt, GENERATE_FIELDS, "system_prompt")
+        self.user_prompt = checked_template(user_prompt, GENERATE_FIELDS, "user_prompt")
+        self._examples: dict[Any, list[str]] | None = None
+        self._confusable: dict[Any, list[Any]] = {}
+
+    def prepare(self, dataset) -> None:
+        if dataset.labels is None:
+            raise InputError(_NO_LABELS)
+        examples: dict[Any, list[str]] = {}
+        for text, label in zip(dataset.texts, dataset.labels, strict=True):
+            examples.setdefault(label, [])
+            if text not in examples[label]:
+                examples[label].append(text)
+        self._examples = examples
+        self._confusable = _nearest_labels(examples, self.avoid) if self.avoid else {}
+
+    def augment_batch(self, texts, n, rngs, context):
+        if context.labels is None:
+            raise InputError(_NO_LABELS)
+        if self._examples is None:
+            raise InputError("llm_generate shows each label's examples from the run's data: run it through augkit.augment "
+                             "or the command line (which call prepare first), or call Pipeline.prepare(texts, labels)")
+        messages = []
+        for text, label, rng in zip(texts, context.labels, rngs, strict=True):
+            pool = [t for t in self._examples.get(label, []) if t != text]
+            shown = [text, *rng.sample(pool, min(self.k - 1, len(pool)))]
+            avoid_lines = [f"- {' '.join(t.split())} (label: {other})" for other in self._confusable.get(label, [])
+                           for t in self._examples[other][:2]]
+            fields = {"label": label, "examples": example_lines(shown), "n": n,
+                      "avoid": AVOID_BLOCK.format(lines="\n".join(avoid_lines)) if avoid_lines else ""}
+            messages.append((("system", render(self.system_prompt, **fields)), ("user", render(self.user_prompt, **fields))))
+        return self._ask(texts, messages, n, rngs)
+
+
+def _distinct(source: str, texts: Sequence[str], n: int) -> list[str]:
+    """The first ``n`` texts that differ from the source and from each other (augkit's rule)."""
+    verdicts = SAME_TEXT.repeats(source, list(texts))
+    return [text for text, verdict in zip(texts, verdicts, strict=True) if verdict is None][:n]
+
+
+def _nearest_labels(examples: dict[Any, list[str]], count: int) -> dict[Any, list[Any]]:
+    """For each label, the ``count`` other labels whose examples' mean embedding is closest."""
+    import numpy as np
+
+    from augkit.plugin import get_encoder
+
+    labels = list(examples)
+    encoder = get_encoder(None)
+    centroids = np.stack([encoder.encode(examples[label]).mean(axis=0) for label in labels])
+    centroids /= np.linalg.norm(centroids, axis=1, keepdims=True)
+    similarity = centroids @ centroids.T
+    np.fill_diagonal(similarity, -np.inf)
+    return {label: [labels[j] for j in np.argsort(-similarity[i], kind="stable")[:count]] for i, label in enumerate(labels)}
+
+
+_NO_LABELS = ("llm_generate writes new examples of each row's label: name the label column "
+              "(label_column=..., --label-column)")

@@ -1,0 +1,76 @@
+"""The prompts augkit sends to a chat model, as templates with named fields.
+
+Defaults ask for a JSON list of strings, which :mod:`augkit_llm.parsing` reads (and repairs
+when the repair is unambiguous). Users pass their own templates with the same fields;
+a field a template does not know, or a malformed template, is refused when the method is
+built, not in the middle of a run.
+
+Fields
+    ``{text}`` the row's text (paraphrasing), ``{n}`` how many outputs, ``{label}`` the row's
+    label (empty when the run names no label column), ``{examples}`` the label's examples, one
+    per line with "- " (generation), ``{avoid}`` examples of confusable labels not to write
+    (generation; empty when none are shown).
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Iterable
+
+from augkit.plugin import InvalidParameterError
+
+PARAPHRASE_SYSTEM = (
+    "You rewrite sentences for a labelled text dataset. A rewrite must keep the meaning, the intent "
+    "and every name, number and negation of the original, so that it keeps the original's label; it "
+    "should change the wording. Answer with a JSON list of strings and nothing else."
+)
+PARAPHRASE_USER = (
+    "Write {n} different paraphrases of this text.\n"
+    "Text: {text}\n"
+    "Answer with a JSON list of {n} strings."
+)
+GENERATE_SYSTEM = (
+    "You write new examples for a labelled text dataset. Each new example must clearly belong to the "
+    "given label, read like the examples shown, and not copy them. Answer with a JSON list of strings "
+    "and nothing else."
+)
+GENERATE_USER = (
+    "Label: {label}\n"
+    "Examples of this label:\n{examples}\n"
+    "{avoid}"
+    "Write {n} new, different examples of the label \"{label}\".\n"
+    "Answer with a JSON list of {n} strings."
+)
+#: How confusable labels are shown in ``{avoid}`` (empty when there are none).
+AVOID_BLOCK = "These examples belong to other labels; do not write anything that would fit them:\n{lines}\n"
+
+PARAPHRASE_FIELDS = ("text", "n", "label")
+GENERATE_FIELDS = ("label", "examples", "avoid", "n")
+
+
+def checked_template(template: str, allowed: Iterable[str], name: str) -> str:
+    """``template`` after checking it is a str whose ``{fields}`` are all in ``allowed``."""
+    if not isinstance(template, str) or not template.strip():
+        raise InvalidParameterError(f"{name} must be a non-empty template string, got {template!r}")
+    allowed = tuple(allowed)
+    try:
+        fields = [field for _, field, _, _ in string.Formatter().parse(template) if field is not None]
+    except ValueError as error:
+        raise InvalidParameterError(f"{name} is not a valid template ({error}); write a literal brace as {{{{ or }}}}") from None
+    unknown = sorted({field for field in fields if field not in allowed})
+    if unknown:
+        raise InvalidParameterError(
+            f"{name} uses the field(s) {', '.join('{' + f + '}' for f in unknown)}; the fields are "
+            + ", ".join("{" + f + "}" for f in allowed)
+        )
+    return template
+
+
+def render(template: str, **fields: object) -> str:
+    """The template with its fields filled (fields it does not use are ignored)."""
+    return template.format_map({key: "" if value is None else value for key, value in fields.items()})
+
+
+def example_lines(texts: Iterable[str]) -> str:
+    """Examples as the ``{examples}`` field shows them: one per line, after "- "."""
+    return "\n".join(f"- {' '.join(text.split())}" for text in texts)

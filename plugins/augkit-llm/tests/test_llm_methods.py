@@ -1,0 +1,173 @@
+"""``llm_paraphrase`` and ``llm_generate`` end to end on BANKING77 rows: against a scripted
+OpenAI-compatible server for exact replies (prompts, seeds, parsing, duplicates, reasons,
+usage and cost, retries, the cache, the key kept out of everything), and against a real
+``transformers serve`` for the mechanics (random weights: the replies are noise, so a row
+may get nothing; the run must still be complete, reproducible from the cache and counted)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+import augkit
+from augkit.cli import main
+from augkit.plugin import InvalidParameterError, ModelNotAvailableError
+from augkit.testing.llm_servers import error, reply
+
+
+@pytest.fixture(scope="module")
+def rows(shared_data) -> pd.DataFrame:
+    """12 BANKING77 test rows of three labels, 4 each."""
+    folder = shared_data / "banking77" / "jianguoz" / "test"
+    frame = pd.DataFrame({"text": (folder / "seq.in").read_text().splitlines(),
+                          "label": (folder / "label").read_text().splitlines()})
+    labels = frame["label"].drop_duplicates().head(3)
+    return frame[frame["label"].isin(labels)].groupby("label").head(4).reset_index(drop=True)
+
+
+@pytest.fixture
+def params(tmp_path) -> dict:
+    return {"model": "scripted", "cache_dir": str(tmp_path / "cache"), "max_retries": 2}
+
+
+def by_text(rows_frame):
+    """A script answering each request with paraphrases built from its row's text."""
+    def answer(request):
+        user = request["messages"][-1]["content"]
+        text = user.split("Text: ", 1)[1].split("\n", 1)[0]
+        return reply(json.dumps([f"Could you help: {text}", text.upper() + "!", text]))
+    return answer
+
+
+def test_paraphrases_come_from_the_reply_without_copies_of_the_source(scripted_llm_server, rows, params):
+    server = scripted_llm_server(by_text(rows))
+    out = augkit.augment(list(rows["text"]), "llm_paraphrase", n=3, seed=0, base_url=server.base_url, **params)
+    for text, made in zip(rows["text"], out):
+        assert made == [f"Could you help: {text}"], "the upper-cased copy and the source itself are the same text"
+    assert len(server.chat_requests) == len(rows)
+    request = server.chat_requests[0].json
+    assert request["model"] == "scripted" and request["messages"][0]["role"] == "system"
+    assert "JSON list" in request["messages"][1]["content"] and request["temperature"] == 0.7
+
+
+def test_seeds_follow_the_run_seed_and_the_cache_replays_the_run(scripted_llm_server, rows, params):
+    server = scripted_llm_server(by_text(rows))
+    texts = list(rows["text"])
+    first, report = augkit.augment_with_report(texts, "llm_paraphrase", n=1, seed=5, base_url=server.base_url, **params)
+    seeds = [r.json["seed"] for r in server.chat_requests]
+    assert report.usage["requests"] == len(texts) and report.usage["cached"] == 0
+    again, cached = augkit.augment_with_report(texts, "llm_paraphrase", n=1, seed=5, base_url=server.base_url, **params)
+    assert again == first and len(server.chat_requests) == len(texts), "the second run asks the server nothing"
+    assert cached.usage["cached"] == len(texts)
+    augkit.augment(texts, "llm_paraphrase", n=1, seed=6, base_url=server.base_url, **params)
+    assert [r.json["seed"] for r in server.chat_requests[len(texts):]] != seeds, "another run seed, other request seeds"
+    augkit.augment(texts, "llm_paraphrase", n=1, seed=5, base_url=server.base_url, cache=False, **params)
+    assert len(server.chat_requests) == 3 * len(texts), "cache=False asks again"
+
+
+def test_unreadable_replies_give_the_row_nothing_and_say_why(scripted_llm_server, rows, params):
+    texts = list(rows["text"][:4])
+    script = [reply('["A fine paraphrase of the first row"]'), reply("Sure! Here you go: no list at all"),
+              reply([]), reply('```json\n["fenced, and fine",]\n```')]
+    server = scripted_llm_server(script)
+    out, report = augkit.augment_with_report(texts, "llm_paraphrase", n=2, seed=0, base_url=server.base_url,
+                                             concurrency=1, **params)
+    assert out == [["A fine paraphrase of the first row"], [], [], ["fenced, and fine"]]
+    reasons = report.without_augmentation
+    assert sum(reasons.values()) == 2 and all(reason.startswith("llm_paraphrase: ") for reason in reasons)
+    assert any("no JSON list" in reason for reason in reasons)
+    assert "2 rows got no augmentation" in report.summary()
+
+
+def test_retries_then_success_and_the_cost_in_the_summary(scripted_llm_server, rows, params, monkeypatch):
+    import augkit_llm.client as client
+
+    monkeypatch.setattr(client, "backoff_delay", lambda *args, **kwargs: 0.0)
+    server = scripted_llm_server([error(500), error(429, retry_after=0), reply('["Paid for, once"]', prompt_tokens=1000,
+                                                                             completion_tokens=500)])
+    out, report = augkit.augment_with_report(list(rows["text"][:1]), "llm_paraphrase", n=1, seed=0,
+                                             base_url=server.base_url, prompt_price=2.0, completion_price=8.0, **params)
+    assert out == [["Paid for, once"]] and len(server.chat_requests) == 3
+    assert report.usage["prompt_tokens"] == 1000 and report.usage["completion_tokens"] == 500
+    assert report.usage["cost_nanodollars"] == 1000 * 2000 + 500 * 8000
+    assert "cost $0.006000" in report.summary()
+
+
+def test_the_api_key_is_sent_and_never_shown(scripted_llm_server, rows, params, monkeypatch, tmp_path, capsys):
+    secret = "sk-test-DO-NOT-LEAK-1234567890"
+    monkeypatch.setenv("MY_LLM_KEY", secret)
+    server = scripted_llm_server(by_text(rows))
+    table = tmp_path / "rows.csv"
+    rows.to_csv(table, index=False)
+    out = tmp_path / "out.csv"
+    code = main(["augment", str(table), "-m", "llm_paraphrase", "-n", "1", "--seed", "0", "--label-column", "label",
+                 "-p", f"base_url={server.base_url}", "-p", "model=scripted", "-p", "api_key_env=MY_LLM_KEY",
+                 "-p", f"cache_dir={params['cache_dir']}", "--trace", str(tmp_path / "trace.csv"), "-o", str(out)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert all(r.headers["authorization"] == f"Bearer {secret}" for r in server.chat_requests)
+    assert "usage: 12 requests" in captured.err
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert secret not in path.read_text(errors="replace"), path
+    assert secret not in captured.out + captured.err
+
+
+def test_generate_shows_the_labels_examples_from_the_run(scripted_llm_server, rows, params):
+    server = scripted_llm_server(lambda request: reply('["A brand new example"]'))
+    out = augkit.augment(rows, "llm_generate", n=1, seed=0, label_column="label", k=3, base_url=server.base_url, **params)
+    made = out[out["augkit_method"].notna()]
+    assert len(made) == len(rows) and set(made["text"]) == {"A brand new example"}
+    assert list(made["label"]) == list(rows["label"])
+    for request in server.chat_requests:
+        prompt = request.json["messages"][1]["content"]
+        label = prompt.split("Label: ", 1)[1].split("\n", 1)[0]
+        shown = [line[2:] for line in prompt.split("\n") if line.startswith("- ")]
+        assert len(shown) == 3
+        assert set(shown) <= set(rows.loc[rows["label"] == label, "text"].map(lambda t: " ".join(t.split())))
+
+
+def test_wrong_settings_are_named(rows, params):
+    with pytest.raises(InvalidParameterError, match="user_prompt uses the field"):
+        augkit.augment(["a"], "llm_paraphrase", n=1, seed=0, user_prompt="Rewrite {sentence}", **params)
+    with pytest.raises(InvalidParameterError, match="base_url"):
+        augkit.augment(["a"], "llm_paraphrase", n=1, seed=0, base_url="localhost:8000", **params)
+    with pytest.raises(augkit.InputError, match="label column"):
+        augkit.augment(rows, "llm_generate", n=1, seed=0, base_url="http://127.0.0.1:9/v1", **params)
+
+
+def test_a_server_that_is_down_stops_the_run_naming_it(params, monkeypatch):
+    import augkit_llm.client as client
+    from augkit.testing.llm_servers import free_port
+
+    monkeypatch.setattr(client, "backoff_delay", lambda *args, **kwargs: 0.0)
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    with pytest.raises(ModelNotAvailableError, match=url.replace(".", r"\.")):
+        augkit.augment(["I lost my card"], "llm_paraphrase", n=1, seed=0, base_url=url, strict=True, **params)
+
+
+@pytest.mark.slow
+def test_a_real_server_runs_the_mechanics(llm_server, rows, tmp_path):
+    """transformers serve with random weights: requests, usage and the cache for real."""
+    texts = list(rows["text"][:6])
+    options = {"base_url": llm_server.base_url, "model": llm_server.model, "max_tokens": 24, "concurrency": 2,
+               "cache_dir": str(tmp_path / "cache")}
+    first, report = augkit.augment_with_report(texts, "llm_paraphrase", n=2, seed=0, **options)
+    assert report.usage["requests"] == len(texts) and report.usage["prompt_tokens"] > 0
+    assert all(isinstance(row, list) for row in first)
+    assert report.rows_augmented + sum(report.without_augmentation.values()) == len(texts)
+    again, cached = augkit.augment_with_report(texts, "llm_paraphrase", n=2, seed=0, **options)
+    assert again == first and cached.usage["cached"] == len(texts)
+
+
+def test_generate_can_show_the_nearest_labels_not_to_write(scripted_llm_server, rows, params):
+    server = scripted_llm_server(lambda request: reply('["Another new example"]'))
+    augkit.augment(rows, "llm_generate", n=1, seed=0, label_column="label", k=2, avoid=1, base_url=server.base_url, **params)
+    for request in server.chat_requests:
+        prompt = request.json["messages"][1]["content"]
+        label = prompt.split("Label: ", 1)[1].split("\n", 1)[0]
+        assert "do not write anything that would fit them" in prompt
+        avoided = {line.rsplit("(label: ", 1)[1].rstrip(")") for line in prompt.split("\n") if "(label: " in line}
+        assert len(avoided) == 1 and label not in avoided and avoided <= set(rows["label"])
