@@ -149,6 +149,9 @@ def _build_parser() -> argparse.ArgumentParser:
         "-p", "--param", action="append", default=[], metavar="KEY=VALUE",
         help="method parameter, repeatable; in a pipeline qualify it: eda.alpha_sr=0.2",
     )
+    augment.add_argument("--no-cache", action="store_true",
+                         help="ask again instead of reading replies a step cached (steps with a cache parameter, "
+                         "such as llm_paraphrase: the same as -p STEP.cache=false)")
     augment.add_argument("--coerce", action="store_true",
                          help="turn non-string texts into strings (bytes decoded as UTF-8) instead of failing; "
                          "the output's text column is then all strings")
@@ -453,7 +456,9 @@ def _augment(args: argparse.Namespace) -> int:
         if value < minimum:
             raise UsageError(f"{option} must be at least {minimum}, got {value}")
     job = FileJob(
-        input=Path(args.input), output=output, method=args.method, params=parse_param_options(args.param, args.method),
+        input=Path(args.input), output=output, method=args.method,
+        params=_without_cache(parse_param_options(args.param, args.method), args.method) if args.no_cache
+        else parse_param_options(args.param, args.method),
         n=args.n, seed=args.seed, text_column=args.text_column, label_column=args.label_column,
         context_columns=parse_context_column_options(args.context_column),
         keep_original=not args.drop_original, coerce=args.coerce, chunk_rows=args.chunk_rows,
@@ -547,6 +552,28 @@ def parse_context_column_options(options: list[str]) -> dict[str, str]:
             raise UsageError(f"--context-column {name} is given twice ({mapping[name]!r} and {column!r})")
         mapping[name] = column
     return mapping
+
+
+def _without_cache(params: dict[str, Any], method: str) -> dict[str, Any]:
+    """``params`` with ``STEP.cache=False`` for every step of ``method`` that has a ``cache``
+    parameter (``--no-cache``); an error when none has."""
+    import inspect
+
+    from augkit.pipeline_spec import parse_pipeline_spec
+    from augkit.plugins import get_registry
+
+    registry, parsed = get_registry(), parse_pipeline_spec(method)
+    names = [step.name for step in (*parsed.generator_steps(), *parsed.filters)]
+    cached = []
+    for name in dict.fromkeys(names):
+        table = registry.methods if name in registry.methods else registry.filters
+        entry = table.get(name)
+        if entry is not None and "cache" in inspect.signature(entry.cls.__init__).parameters:
+            cached.append(name)
+    if not cached:
+        raise UsageError(f"--no-cache: no step of {method!r} keeps a cache (methods with a cache parameter, such as "
+                         "llm_paraphrase, do)")
+    return {**params, **{f"{name}.cache": False for name in cached}}
 
 
 def parse_param_options(pairs: list[str], method: str) -> dict[str, Any]:

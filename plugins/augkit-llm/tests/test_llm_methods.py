@@ -171,3 +171,18 @@ def test_generate_can_show_the_nearest_labels_not_to_write(scripted_llm_server, 
         assert "do not write anything that would fit them" in prompt
         avoided = {line.rsplit("(label: ", 1)[1].rstrip(")") for line in prompt.split("\n") if "(label: " in line}
         assert len(avoided) == 1 and label not in avoided and avoided <= set(rows["label"])
+
+
+def test_no_cache_on_the_command_line_asks_again(scripted_llm_server, rows, params, tmp_path, capsys):
+    server = scripted_llm_server(by_text(rows))
+    table = tmp_path / "rows.csv"
+    rows.head(3).to_csv(table, index=False)
+    common = ["augment", str(table), "-m", "llm_paraphrase|dedup", "-n", "1", "--seed", "0", "-p", f"llm_paraphrase.base_url={server.base_url}",
+              "-p", "llm_paraphrase.model=scripted", "-p", f"llm_paraphrase.cache_dir={params['cache_dir']}"]
+    assert main([*common, "-o", str(tmp_path / "a.csv")]) == 0
+    assert main([*common, "-o", str(tmp_path / "b.csv")]) == 0
+    assert len(server.chat_requests) == 3, "the second run reads the cache"
+    assert main([*common, "--no-cache", "-o", str(tmp_path / "c.csv")]) == 0
+    assert len(server.chat_requests) == 6
+    assert (tmp_path / "a.csv").read_text() == (tmp_path / "c.csv").read_text()
+    capsys.readouterr()
