@@ -186,3 +186,18 @@ def test_no_cache_on_the_command_line_asks_again(scripted_llm_server, rows, para
     assert len(server.chat_requests) == 6
     assert (tmp_path / "a.csv").read_text() == (tmp_path / "c.csv").read_text()
     capsys.readouterr()
+
+
+def test_it_composes_with_the_label_safety_and_meaning_filters(scripted_llm_server, rows, params):
+    """A reply with a lost negation, a changed number and a fair paraphrase: the filters keep
+    only the fair one, and the trace names the step that dropped each other."""
+    source = "I did not get my 2 cards"
+    server = scripted_llm_server([reply(json.dumps(["I did get my 2 cards", "I did not get my 3 cards",
+                                                    "My 2 cards did not arrive"]))])
+    out, trace = augkit.augment([source], "llm_paraphrase|negation|numbers|semantic(min=0.5)", n=3, seed=0, trace=True,
+                                **{f"llm_paraphrase.{k}": v for k, v in params.items()},
+                                **{"llm_paraphrase.base_url": server.base_url})
+    assert out == [["My 2 cards did not arrive"]]
+    fates = dict(zip(trace["candidate"], [fate if fate == "kept" else by for fate, by in zip(trace["fate"], trace["dropped_by"])]))
+    assert fates == {"I did get my 2 cards": "negation", "I did not get my 3 cards": "numbers",
+                     "My 2 cards did not arrive": "kept"}
