@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,8 +142,19 @@ def _decode(block: str) -> Any:
 def _without_trailing_commas(block: str) -> str:
     """``block`` without the commas that directly precede ``]`` or ``}`` outside strings."""
     out = []
+    for i, char, quoted in _outside_strings(block, lambda: True):
+        if not quoted and char == "," and block[i + 1 :].lstrip()[:1] in ("]", "}"):
+            continue
+        out.append(char)
+    return "".join(out)
+
+
+def _outside_strings(text: str, strings_count: Callable[[], bool]) -> Iterator[tuple[int, str, bool]]:
+    """``(index, char, quoted)`` for each character of ``text``: ``quoted`` when it is part of
+    a double-quoted JSON string (its quotes included). A quote opens a string only when
+    ``strings_count()`` says strings count there (inside a bracket block, for the scanner)."""
     in_string = escaped = False
-    for i, char in enumerate(block):
+    for i, char in enumerate(text):
         if in_string:
             if escaped:
                 escaped = False
@@ -150,12 +162,12 @@ def _without_trailing_commas(block: str) -> str:
                 escaped = True
             elif char == '"':
                 in_string = False
-        elif char == '"':
+            yield i, char, True
+        elif char == '"' and strings_count():
             in_string = True
-        elif char == "," and block[i + 1 :].lstrip()[:1] in ("]", "}"):
-            continue
-        out.append(char)
-    return "".join(out)
+            yield i, char, True
+        else:
+            yield i, char, False
 
 
 def _bracket_blocks(text: str) -> list[tuple[int, int | None, int]]:
@@ -166,18 +178,10 @@ def _bracket_blocks(text: str) -> list[tuple[int, int | None, int]]:
     closers = {"[": "]", "{": "}"}
     blocks: list[list[Any]] = []
     open_blocks: list[int] = []
-    in_string = escaped = False
-    for i, char in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"' and open_blocks:
-            in_string = True
-        elif char in closers:
+    for i, char, quoted in _outside_strings(text, lambda: bool(open_blocks)):
+        if quoted:
+            continue
+        if char in closers:
             open_blocks.append(len(blocks))
             blocks.append([i, None, len(open_blocks) - 1])
         elif char in "]}" and open_blocks:
