@@ -201,3 +201,50 @@ def test_it_composes_with_the_label_safety_and_meaning_filters(scripted_llm_serv
     fates = dict(zip(trace["candidate"], [fate if fate == "kept" else by for fate, by in zip(trace["fate"], trace["dropped_by"])]))
     assert fates == {"I did get my 2 cards": "negation", "I did not get my 3 cards": "numbers",
                      "My 2 cards did not arrive": "kept"}
+
+
+def test_a_killed_job_resumes_asking_each_row_once(scripted_llm_server, shared_data, tmp_path):
+    """Killed after its first chunks, an LLM file job resumed with --resume asks the server only
+    for rows whose answer it never received (answers received come from the cache, even in the
+    chunk the kill cut short) and writes the same file as an uninterrupted run."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    lines = (shared_data / "banking77" / "jianguoz" / "test" / "seq.in").read_text().splitlines()[:24]
+    table = tmp_path / "rows.csv"
+    pd.DataFrame({"text": lines}).to_csv(table, index=False)
+
+    def slow(request):
+        text = request["messages"][-1]["content"].split("Text: ", 1)[1].split("\n", 1)[0]
+        return reply(json.dumps([f"Please help: {text}"]), delay=0.05)
+
+    server = scripted_llm_server(slow)
+    arguments = [str(table), "-m", "llm_paraphrase", "-n", "1", "--seed", "4", "--chunk-rows", "4", "--batch-size", "2",
+                 "--no-progress", "-p", f"base_url={server.base_url}", "-p", "model=scripted", "-p", "concurrency=1",
+                 "-p", f"cache_dir={tmp_path / 'cache'}"]
+    command = [sys.executable, "-m", "augkit.cli", "augment", *arguments]
+    output, job = tmp_path / "out.csv", tmp_path / ".out.csv.augkit-job"
+    process = subprocess.Popen([*command, "-o", str(output)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while len(list(job.glob("chunk-*.json"))) < 2:
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.02)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    asked_before = len(server.chat_requests)
+    assert not output.exists() and 8 <= asked_before < len(lines)
+
+    resumed = subprocess.run([*command, "-o", str(output), "--resume"], capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    prompts = [r.json["messages"][-1]["content"] for r in server.chat_requests]
+    assert len(set(prompts)) == len(lines)
+    repeated = [p for p in set(prompts) if prompts.count(p) > 1]
+    # Only a request in flight when the job was killed (concurrency 1: at most one) is asked again:
+    # its answer never reached the cache. Every answer received is read from the cache.
+    assert len(repeated) <= 1 and all(prompts.index(p) == asked_before - 1 for p in repeated)
+
+    reference = subprocess.run([*command, "-o", str(tmp_path / "reference.csv"), "--no-cache"], capture_output=True, text=True)
+    assert reference.returncode == 0, reference.stderr
+    assert output.read_bytes() == (tmp_path / "reference.csv").read_bytes()
