@@ -142,7 +142,8 @@ def usage_summary(usage: Mapping[str, int]) -> str:
     parts = []
     for name, count in usage.items():
         if name == COST_NANODOLLARS:
-            parts.append(f"cost ${count / 1e9:.6f}")
+            if count:  # no prices given (or everything from a cache): no cost to show
+                parts.append(f"cost ${count / 1e9:.6f}")
         else:
             parts.append(f"{count} {_USAGE_WORDS.get(name, name.replace('_', ' '))}")
     return "usage: " + ", ".join(parts)
