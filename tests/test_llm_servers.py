@@ -87,9 +87,7 @@ def test_transformers_serve_rejects_another_model_name(llm_server):
 
 @pytest.mark.slow
 def test_transformers_serve_is_stopped_by_its_pid(tiny_chat_model):
-    reason = transformers_serve_unavailable()
-    if reason:
-        pytest.skip(reason)
+    assert transformers_serve_unavailable() is None, "the test extra installs transformers[serving]"
     served = start_transformers_serve(tiny_chat_model)
     try:
         assert served.process.poll() is None and os.getpgid(served.pid) == served.pid

@@ -182,8 +182,7 @@ def test_through_augkit_an_existing_output_exits_2(tmp_path, sick_path, capsys):
     import augkit
     from augkit.plugin import run_cli
 
-    if "erap" not in augkit.get_registry().commands:
-        pytest.skip("augkit_erap/__init__.py does not register the `augkit erap` command yet")
+    assert "erap" in augkit.get_registry().commands, "augkit_erap registers the `augkit erap` command"
     output = tmp_path / "recast.tsv"
     assert run_cli(["erap", "recast-sick", str(sick_path), "-o", str(output)]) == 0
     assert run_cli(["erap", "recast-sick", str(sick_path), "-o", str(output)]) == 2
