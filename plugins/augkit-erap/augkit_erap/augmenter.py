@@ -21,7 +21,6 @@ import random
 from typing import Any
 
 from augkit.plugin import (
-    PARAPHRASE_RELATIONS,
     Augmenter,
     Candidate,
     InputError,
@@ -31,7 +30,6 @@ from augkit.plugin import (
 
 from augkit_erap.projection import (
     EQUIVALENCE,
-    TABLE_6,
     checked_projection,
     checked_types,
     needed_relations,
@@ -256,7 +254,3 @@ class Erap(Augmenter):
             rows.append(made[:n])
         return rows
 
-
-#: Every rule name the method can write, for documentation and checks.
-RULE_NAMES = tuple(rule.name for rule in TABLE_6)
-__all__ = ["PARAPHRASE_RELATIONS", "RULE_NAMES", "Erap"]

@@ -73,12 +73,11 @@ def test_reranking_orders_samples_by_equation_5(models, sick):
     texts = list(sick[P][:8])
     erap = Erap(sample_from="eda", k=6, relation="forward", require_relation=False, **models)
     best = augkit.augment(texts, erap, n=6, seed=2)
-    samples = augkit.augment(texts, "eda", n=6, seed=0)  # erap's own seeds differ; rank what it kept instead
     evaluator = ErapEvaluator(erap.evaluator.oracle, similarity=minilm_similarity(models["similarity_model"]))
     for text, kept in zip(texts, best):
         rewards = [p.reward for p in evaluator.evaluate([text] * len(kept), kept, ["forward"] * len(kept))]
         assert rewards == sorted(rewards, reverse=True)
-    assert any(len(row) > 1 for row in best) and samples
+    assert any(len(row) > 1 for row in best), "some rows keep several samples to order"
 
 
 def test_require_relation_keeps_only_samples_the_oracle_finds_holding_it(models, sick):
