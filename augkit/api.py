@@ -94,7 +94,8 @@ def augment(
         Also return the run's trace: ``(result, trace)``, where ``trace`` is a DataFrame
         with one row per candidate generated (``source``: the source row's index label or
         position; ``method``; ``candidate``; ``fate``: kept or dropped; ``dropped_by``: the
-        step that dropped it; ``score_<name>`` for every score a step gave it). See
+        step that dropped it; ``score_<name>`` for every score a step gave it), and one row
+        per source row that got no candidate at all (``fate`` none, ``reason`` why). See
         :mod:`augkit.trace`. Output rows are the same with or without it.
     **params
         Constructor parameters of the method, e.g. ``alpha_sr=0.2`` for EDA.

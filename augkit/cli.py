@@ -190,7 +190,7 @@ def _build_parser() -> argparse.ArgumentParser:
                               "a model)")
     augment.add_argument("--trace", default=None, metavar="FILE",
                          help="also write every candidate generated and its fate (kept, or the step that dropped it) "
-                              "with its scores to FILE (.csv, .tsv, .jsonl or .parquet; streamed and resumed like the output)")
+                              "with its scores, and why each row without any candidate got none, to FILE (.csv, .tsv, .jsonl or .parquet; streamed and resumed like the output)")
     augment.add_argument("--resume", action="store_true",
                          help="continue an interrupted run from its finished chunks (same arguments required)")
     augment.add_argument("--job-dir", default=None, metavar="DIR",

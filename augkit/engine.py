@@ -19,7 +19,7 @@ from augkit.progress import progress_bar, run_progress
 from augkit.report import AugmentationReport
 from augkit.run_options import DEFAULT_BATCH_SIZE, RunOptions
 from augkit.termination import stop_if_terminated
-from augkit.trace import TraceEntry
+from augkit.trace import TraceEntry, no_candidate
 from augkit.workers import run_batches
 
 __all__ = ["DEFAULT_BATCH_SIZE", "EngineResult", "RunOptions", "prepare_pipeline", "run_pipeline"]
@@ -94,6 +94,10 @@ def run_pipeline(
                 stop_if_terminated()
         else:
             advance(len(todo))
+    if traces is not None:
+        for index, reason in enumerate(reasons):
+            if reason is not None and not traces[index]:
+                traces[index] = [no_candidate(pipeline.name, reason, index)]
     report.rows_augmented = sum(1 for row in candidates if row)
     report.augmentations = sum(len(row) for row in candidates)
     report.candidates = dict(zip(pipeline.count_names, map(sum, zip(nothing, *counts))))

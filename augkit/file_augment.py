@@ -33,7 +33,7 @@ from augkit.seeding import resolve_seed
 from augkit.table_io import DEFAULT_ENCODING, table_format
 from augkit.table_stream import STREAMABLE, assemble, count_rows, iter_table_chunks, write_chunk
 from augkit.termination import Terminated, stop_if_terminated
-from augkit.trace import trace_columns, trace_frame
+from augkit.trace import candidates_traced, trace_columns, trace_frame
 
 DEFAULT_CHUNK_ROWS = 50_000
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
@@ -178,8 +178,9 @@ def _augment_chunks(job: FileJob, pipeline: Any, state: AugmentJob) -> list[dict
                     chunk_parts = [ChunkPart("data", fmt, functools.partial(write_chunk, out, fmt=fmt), len(out))]
                     if trace_fmt:
                         traced = trace_frame(report.trace or [], pipeline.score_names)
+                        candidates = candidates_traced(report.trace or [])
                         chunk_parts.append(ChunkPart("trace", trace_fmt, functools.partial(write_chunk, traced, fmt=trace_fmt),
-                                                     len(traced)))
+                                                     len(traced), {"candidates": candidates, "rows_without": len(traced) - candidates}))
                     record = state.save_chunk(index, chunk_parts, report, [str(c) for c in out.columns])
                 else:
                     bar.update(len(chunk))
@@ -197,7 +198,7 @@ def _augment_chunks(job: FileJob, pipeline: Any, state: AugmentJob) -> list[dict
 
 def _check_records(records: list[dict[str, Any]], rows_read: int, *, traced: bool = False) -> None:
     """Every input row is covered by exactly one chunk, every chunk has the columns of the
-    first, and a trace holds one row per candidate generated."""
+    first, and a trace holds one row per candidate generated (and one per row without any)."""
     covered = sum(r["rows_read"] for r in records)
     if covered != rows_read:
         raise JobDamagedError(f"the chunks cover {covered} input rows, the input has {rows_read}; the output was not written")
@@ -207,9 +208,13 @@ def _check_records(records: list[dict[str, Any]], rows_read: int, *, traced: boo
         raise JobDamagedError(f"the chunks hold {written} rows, their counts say {expected}; the output was not written")
     if traced:
         traced_rows = sum(r["trace"]["rows"] for r in records)
+        traced = sum(r["trace"].get("candidates", 0) for r in records)
+        without = sum(r["trace"].get("rows_without", 0) for r in records)
         generated = sum(r["candidates"].get("generated", 0) for r in records)
-        if traced_rows != generated:
-            raise JobDamagedError(f"the trace chunks hold {traced_rows} rows for {generated} candidates generated; "
+        unaugmented = sum(r["rows_read"] - r["rows_augmented"] for r in records)
+        if traced_rows != traced + without or traced != generated or without > unaugmented:
+            raise JobDamagedError(f"the trace chunks hold {traced_rows} rows: {traced} candidates for {generated} generated, "
+                                  f"{without} rows without any (of {unaugmented} not augmented); "
                                   "neither the trace nor the output was written")
     columns = records[0]["columns"]
     changed = next((i for i, r in enumerate(records) if r["columns"] != columns), None)

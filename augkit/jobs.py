@@ -27,7 +27,7 @@ import os
 import shutil
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -54,12 +54,14 @@ _DESCRIBED = {
 @dataclass(frozen=True)
 class ChunkPart:
     """One file a chunk writes: part ``name`` (``data``: the output rows; ``trace``: the
-    candidates' trace) in format ``suffix``, written by ``write(path)``, holding ``rows`` rows."""
+    candidates' trace) in format ``suffix``, written by ``write(path)``, holding ``rows`` rows;
+    ``counts``: what else its record keeps of it, for the checks before assembly."""
 
     name: str
     suffix: str
     write: Callable[[Path], None]
     rows: int
+    counts: Mapping[str, int] = field(default_factory=dict)
 
 
 class JobDamagedError(AugkitError):
@@ -196,7 +198,7 @@ class AugmentJob:
             part_file = self.chunk_file(index, part.suffix, part.name)
             with atomic_write(part_file) as partial:
                 part.write(partial)
-            record[part.name] = {"rows": part.rows, "bytes": part_file.stat().st_size, "digest": file_digest(part_file)}
+            record[part.name] = {**part.counts, "rows": part.rows, "bytes": part_file.stat().st_size, "digest": file_digest(part_file)}
         _write_json(self._record_file(index), record)
         return record
 

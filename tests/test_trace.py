@@ -15,8 +15,12 @@ import pandas as pd
 import pytest
 
 import augkit
+from augkit.augmenter import Augmenter
 from augkit.candidate import Candidate
 from augkit.cli import main
+from augkit.file_augment import _check_records
+from augkit.generated_row import GeneratedRow
+from augkit.jobs import JobDamagedError
 from augkit.filters.base import Filter
 from augkit.pipeline import Pipeline
 
@@ -35,9 +39,9 @@ def _pipeline(encoder: str) -> Pipeline:
 def test_the_trace_accounts_for_every_candidate_of_every_row(banking, tiny_encoder_dir):
     out, trace = augkit.augment(banking, _pipeline(tiny_encoder_dir), n=3, seed=4, label_column="label", trace=True)
     report = out.attrs["augkit_report"]["candidates"]
-    assert list(trace.columns[:5]) == ["source", "method", "candidate", "fate", "dropped_by"]
+    assert list(trace.columns[:6]) == ["source", "method", "candidate", "fate", "dropped_by", "reason"]
     assert {"score_semantic", "score_label_integrity"} <= set(trace.columns)
-    assert len(trace) == report["generated"] > 0
+    assert trace.candidate.notna().sum() == report["generated"] > 0
     dropped = trace[trace.fate == "dropped"].dropped_by.value_counts().to_dict()
     for step in ("dedup", "semantic", "label_integrity", "top_k", "beyond n"):
         assert dropped.get(step, 0) == report[step]
@@ -78,6 +82,55 @@ def test_a_list_of_texts_names_sources_by_position_and_a_dataset_carries_the_sam
     _, from_dataset = augkit.augment(datasets.Dataset.from_dict({"text": texts}), "eda+aeda|dedup", n=2, seed=1,
                                      trace=True, batch_size=8)
     pd.testing.assert_frame_equal(from_list, from_dataset)
+
+
+class _SaysWhy(Augmenter):
+    """Gives rows that mention a card nothing, saying why (as an LLM method does for a reply
+    it cannot read), and raises on rows that mention a transfer."""
+
+    name = "says_why"
+
+    def augment_batch(self, texts, n, rngs):
+        if any("transfer" in text for text in texts):
+            raise RuntimeError("no transfers today")
+        return [GeneratedRow([], reason="says_why: the reply holds no JSON list") if "card" in text
+                else [f"{text} please"] for text in texts]
+
+
+def test_a_row_without_any_candidate_has_its_own_entry_saying_why(banking):
+    texts = [None, "   ", *banking.text.tolist()[:40]]
+    out, trace = augkit.augment(pd.DataFrame({"text": texts}), Pipeline(_SaysWhy(), ["dedup"]), n=2, seed=0,
+                                trace=True, batch_size=3)
+    reasons = out.attrs["augkit_report"]["without_augmentation"]
+    none = trace[trace.fate == "none"]
+    assert none.candidate.isna().all() and (none.method == "says_why").all()
+    assert dict(none.reason.value_counts()) == reasons, "one entry per row that got nothing, in the summary's words"
+    assert list(none.source[:2]) == [0, 1] and "says_why: the reply holds no JSON list" in reasons
+    assert any(reason.startswith("augmentation failed") for reason in reasons)
+    generated = trace[trace.fate != "none"]
+    assert (generated.reason == "").all() and len(generated) == out.attrs["augkit_report"]["candidates"]["generated"]
+    assert set(trace.source) == set(range(len(texts))), "every row appears in the trace"
+    _, in_workers = augkit.augment(pd.DataFrame({"text": texts}), Pipeline(_SaysWhy(), ["dedup"]), n=2, seed=0,
+                                   trace=True, batch_size=5, workers=2)
+    pd.testing.assert_frame_equal(trace, in_workers)
+    datasets = pytest.importorskip("datasets")
+    _, from_dataset = augkit.augment(datasets.Dataset.from_dict({"text": texts}), Pipeline(_SaysWhy(), ["dedup"]),
+                                     n=2, seed=0, trace=True)
+    pd.testing.assert_frame_equal(trace, from_dataset)
+
+
+def test_a_trace_record_whose_counts_disagree_is_refused():
+    good = {"rows_read": 4, "rows_augmented": 3, "original_rows_written": 4, "augmentations": 5, "columns": ["text"],
+            "data": {"rows": 9}, "candidates": {"generated": 6}, "trace": {"rows": 7, "candidates": 6, "rows_without": 1}}
+    _check_records([good], 4, traced=True)
+    for part, key, value in [("trace", "rows", 6), ("trace", "candidates", 5), ("candidates", "generated", 7),
+                             ("trace", "rows_without", 2)]:
+        bad = json.loads(json.dumps(good))
+        bad[part][key] = value
+        if key == "rows_without":
+            bad["trace"]["rows"] = 8
+        with pytest.raises(JobDamagedError, match="the trace chunks hold"):
+            _check_records([bad], 4, traced=True)
 
 
 class _Rebuilding(Filter):
@@ -160,7 +213,7 @@ def test_a_killed_traced_job_resumes_to_the_same_trace_and_a_damaged_trace_chunk
     assert not trace.exists() and not output.exists()
     first = sorted(job.glob("trace-*.csv"))[0]
     record = json.loads(first.with_name(first.name.replace("trace-", "chunk-").replace(".csv", ".json")).read_text())
-    assert record["trace"]["rows"] == record["candidates"]["generated"]
+    assert record["trace"]["rows"] == record["trace"]["candidates"] == record["candidates"]["generated"]
     first.write_bytes(first.read_bytes()[:100])  # a truncated trace chunk
 
     # resuming without --trace is another job: refused, naming the difference

@@ -79,6 +79,14 @@ def test_unreadable_replies_give_the_row_nothing_and_say_why(scripted_llm_server
     assert sum(reasons.values()) == 2 and all(reason.startswith("llm_paraphrase: ") for reason in reasons)
     assert any("no JSON list" in reason for reason in reasons)
     assert "2 rows got no augmentation" in report.summary()
+    # the trace says it too, row by row: a row's own entry, with no candidate and the reason
+    server = scripted_llm_server(script)
+    _, trace = augkit.augment(pd.DataFrame({"text": texts}), "llm_paraphrase", n=2, seed=0, base_url=server.base_url,
+                              concurrency=1, trace=True, **{**params, "cache": False})
+    none = trace[trace["fate"] == "none"]
+    assert none["source"].tolist() == [1, 2] and none["candidate"].isna().all()
+    assert "no JSON list" in none["reason"].iloc[0] and set(none["reason"]) == set(reasons)
+    assert trace[trace["fate"] == "kept"]["source"].tolist() == [0, 3]
 
 
 def test_retries_then_success_and_the_cost_in_the_summary(scripted_llm_server, rows, params, monkeypatch):
