@@ -28,6 +28,7 @@ from augkit.pipeline import Chain, Interleave, Pipeline, Union
 from augkit.plugins import get_registry, reset_registry
 from augkit.report import AugmentationReport
 from augkit.time_limit import TimeLimitExceeded
+from augkit.tuning import tune
 
 __all__ = [
     "AugkitError",
@@ -58,5 +59,6 @@ __all__ = [
     "augment_with_report",
     "get_registry",
     "hookimpl",
+    "tune",
     "reset_registry",
 ]

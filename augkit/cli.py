@@ -204,6 +204,7 @@ def _build_parser() -> argparse.ArgumentParser:
     augment.set_defaults(augkit_handler=_augment)
     _add_evaluate_parser(commands)
     _add_train_parser(commands)
+    _add_tune_parser(commands)
     _add_plugin_commands(commands)
     return parser
 
@@ -236,6 +237,12 @@ def _add_evaluate_parser(commands) -> None:
                           help="read CSV/TSV cells spanning lines despite broken quoting, in both files (as augment --allow-multiline)")
     evaluate.add_argument("-o", "--output", default=None, help="also write the table: .csv or .md")
     evaluate.set_defaults(augkit_handler=_evaluate)
+
+
+def _add_tune_parser(commands) -> None:
+    from augkit.tuning.cli import add_tune_parser
+
+    add_tune_parser(commands)
 
 
 def _add_train_parser(commands) -> None:

@@ -63,6 +63,19 @@ class FolderLock:
             self._descriptor = None
 
 
+def lock_output_folder(folder: Path, *, runs: str, busy_note: str = "") -> FolderLock:
+    """Hold the output folder of one run of ``runs`` (``training``, ``augkit tune``): refused,
+    as a usage error, when ``folder`` is a file or another run holds it (the message says
+    which process, then ``busy_note``)."""
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"the output {str(folder)!r} is a file; {runs} writes a folder")
+    try:
+        return FolderLock(folder)
+    except JobBusyError:
+        raise UsageError(f"{folder} is in use by another {runs} run ({describe_owner(folder)}); "
+                         f"wait for it to finish or stop it{busy_note}") from None
+
+
 def describe_owner(folder: Path) -> str:
     """Who holds ``folder``, from its ``owner.json`` (in words)."""
     try:

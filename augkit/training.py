@@ -68,16 +68,11 @@ def training_folder(output_dir: str | os.PathLike, *, resume: bool) -> Iterator[
     process), and a folder that holds checkpoints of an earlier run when ``resume`` is not set
     (two runs mixed in one folder would resume from each other's optimiser state).
     """
-    from augkit.job_lock import OWNER_FILE, FolderLock, JobBusyError, describe_owner
+    from augkit.job_lock import OWNER_FILE, lock_output_folder
 
     folder = Path(output_dir)
-    if folder.exists() and not folder.is_dir():
-        raise UsageError(f"the output {str(folder)!r} is a file; training writes a folder")
-    try:
-        lock = FolderLock(folder)
-    except JobBusyError:
-        raise UsageError(f"{folder} is in use by another training run ({describe_owner(folder)}); wait for it to finish "
-                         "or stop it: two runs in one folder would overwrite each other's checkpoints") from None
+    lock = lock_output_folder(folder, runs="training",
+                              busy_note=": two runs in one folder would overwrite each other's checkpoints")
     try:
         last = newest_checkpoint(folder)
         if last is not None and not resume:

@@ -1,0 +1,74 @@
+"""What ``augkit tune`` tries: configurations of (pipeline, n, training weight).
+
+A configuration augments the training part with ``pipeline`` (any method or pipeline string
+``augkit augment -m`` takes), ``n`` augmentations per row, and trains with each augmented
+row weighted ``weight`` (originals weigh 1). The default space is small on purpose: the two
+baselines of the seeds (EDA, AEDA), each alone and behind the label-safety filters, at two
+strengths and two weights; 16 configurations, each judged against ``none`` on the same split.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from augkit.errors import InvalidParameterError
+
+NONE = "none"
+DEFAULT_PIPELINES = ("eda", "aeda", "eda|semantic|label_integrity", "aeda|semantic|label_integrity")
+DEFAULT_N = (2, 4)
+DEFAULT_WEIGHTS = (0.3, 1.0)
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """One point of the search space; ``pipeline`` None is no augmentation."""
+
+    pipeline: str | None
+    n: int = 0
+    weight: float = 1.0
+
+    @property
+    def label(self) -> str:
+        """``none``, or ``PIPELINE n=N weight=W``: how tables and the job's records name it."""
+        if self.pipeline is None:
+            return NONE
+        return f"{self.pipeline} n={self.n} weight={self.weight:g}"
+
+
+BASELINE = Configuration(None)
+
+
+def search_space(pipelines: Iterable[str] = DEFAULT_PIPELINES, ns: Iterable[int] = DEFAULT_N,
+                 weights: Iterable[float] = DEFAULT_WEIGHTS) -> list[Configuration]:
+    """Every (pipeline, n, weight) combination, checked: each pipeline builds (an unknown
+    method, filter or parameter fails here, before any run), ``n`` >= 1, ``0 < weight``."""
+    import augkit
+
+    pipelines, ns, weights = _distinct(pipelines, "pipeline"), _distinct(ns, "n"), _distinct(weights, "weight")
+    for pipeline in pipelines:
+        if pipeline.strip().lower() == NONE:
+            raise InvalidParameterError("'none' is always tried (it is what every configuration is compared with); "
+                                        "list only augmentation pipelines")
+        augkit.Pipeline.from_string(pipeline)
+    for n in ns:
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise InvalidParameterError(f"n must be a whole number >= 1, got {n!r}")
+    for weight in weights:
+        if not weight > 0:
+            raise InvalidParameterError(f"a training weight must be > 0, got {weight!r}")
+    return [Configuration(p, n, float(w)) for p, n, w in itertools.product(pipelines, ns, weights)]
+
+
+def _distinct(values: Iterable, name: str) -> list:
+    values = list(dict.fromkeys(values))
+    if not values:
+        raise InvalidParameterError(f"the search space needs at least one {name}")
+    return values
+
+
+def pipelines_of(configurations: Sequence[Configuration]) -> list[tuple[str, int]]:
+    """The distinct (pipeline, n) augmentations the configurations need, in order: each is
+    run once per split and shared by its weights."""
+    return list(dict.fromkeys((c.pipeline, c.n) for c in configurations if c.pipeline is not None))

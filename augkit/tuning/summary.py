@@ -1,0 +1,74 @@
+"""The words ``augkit tune`` ends with (printed, and kept as the job's ``summary.md``): what
+was run, the ranked table, and the recommendation or the honest "no augmentation"."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from augkit.tuning.classifiers import C_GRID
+
+CLASSIFIER_WORDS = {"logreg": "logistic regression on frozen {encoder} embeddings",
+                    "tfidf": "logistic regression on TF-IDF word 1-2 grams"}
+#: Rows of the ranking shown in the summary (``ranking.csv`` has them all).
+SHOWN_ROWS = 10
+
+
+def summary_text(result: Any, settings: Mapping[str, Any]) -> str:
+    """The closing summary of a tune job (``result``: a :class:`~augkit.tuning.runner.TuneResult`)."""
+    configurations = len(settings["configurations"]) - 1
+    classifier = CLASSIFIER_WORDS[settings["classifier"]].format(encoder=settings.get("encoder") or "all-MiniLM-L6-v2")
+    lines = [
+        f"augkit tune: {configurations} configurations and none on {settings['splits']} validation splits "
+        f"({settings['valid_fraction']:.0%} of each label held out, stratified, seeds {_seeds(settings)}); "
+        f"{result.rows_used} labelled rows" + (f" ({result.rows_left_out} without text or label left out)" if result.rows_left_out else "")
+        + f"; {classifier}, C chosen per fit from {', '.join(f'{c:g}' for c in C_GRID)} on the validation part",
+    ]
+    if result.unvalidated_labels:
+        lines.append(f"{len(result.unvalidated_labels)} labels with a single row are never validated (always trained on): "
+                     + ", ".join(result.unvalidated_labels[:5]) + (", ..." if len(result.unvalidated_labels) > 5 else ""))
+    if result.stopped_by_budget:
+        lines.append(f"stopped at the budget after {result.runs_done} of {result.runs_total} runs; --resume continues "
+                     "(the same command with --resume and a new --budget)")
+    else:
+        lines.append(f"{result.runs_done} of {result.runs_total} runs measured ({result.seconds / 60:.1f} min this time)")
+    table = result.table
+    if len(table):
+        shown = table.head(SHOWN_ROWS)
+        if "none" not in set(shown["configuration"]):
+            shown = table[(table["rank"] <= SHOWN_ROWS) | (table["configuration"] == "none")]
+        lines += ["", "validation accuracy and gain over none in points (mean and sd over splits):", "",
+                  shown.drop(columns=["pipeline", "n", "weight"]).to_string(index=False, na_rep="-"), ""]
+    lines.append(_recommendation(result))
+    return "\n".join(lines) + "\n"
+
+
+def _seeds(settings: Mapping[str, Any]) -> str:
+    first = settings["seed"]
+    return f"{first}" if settings["splits"] == 1 else f"{first}-{first + settings['splits'] - 1}"
+
+
+def _recommendation(result: Any) -> str:
+    import pandas as pd
+
+    chosen = result.recommended
+    table = result.table
+    if chosen is None:
+        augmenting = table[table["configuration"] != "none"]
+        if augmenting.empty:
+            return "recommended: no augmentation (no configuration was measured)"
+        best = augmenting.iloc[0]
+        gain = "no paired gain" if pd.isna(best["gain"]) else f"{best['gain']:+.2f}" + (
+            "" if pd.isna(best["gain_sd"]) else f" ± {best['gain_sd']:.2f}")
+        return (f"recommended: no augmentation. The best configuration, {best['configuration']}, gains {gain} points "
+                f"over {_splits(best['splits'])} ({best['verdict']}): nothing beats none by more than its spread.")
+    row = table[table["configuration"] == chosen.label].iloc[0]
+    command = f"augkit augment DATA -m {shlex.quote(chosen.pipeline)} -n {chosen.n} -o augmented.csv"
+    weight = "" if chosen.weight == 1 else f"; train with the augmented rows (augkit_method set) weighted {chosen.weight:g}"
+    return (f"recommended: {chosen.pipeline} with n={chosen.n}{weight}: {row['gain']:+.2f} ± {row['gain_sd']:.2f} points "
+            f"over none ({_splits(row['splits'])})\n  {command}")
+
+
+def _splits(count: int) -> str:
+    return f"{int(count)} split" + ("" if count == 1 else "s")

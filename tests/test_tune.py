@@ -1,0 +1,199 @@
+"""``augkit tune``: stratified seeded splits, paired gains over none, a recommendation only
+beyond the spread, a resumable job folder that refuses a second run, a changed job or a
+damaged record, a budget, and clear errors; on BANKING77 10-shot rows."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import augkit
+from augkit.cli import main
+from augkit.errors import InputError, InvalidParameterError
+from augkit.tuning.job import RunRecord
+from augkit.tuning.ranking import rank
+from augkit.tuning.space import BASELINE, Configuration, search_space
+from augkit.tuning.split import stratified_split
+
+FAST = {"classifier": "tfidf", "pipelines": ["eda", "aeda"], "n": [2], "weights": [0.3, 1.0], "splits": 3}
+
+
+@pytest.fixture(scope="module")
+def rows(banking77_10shot) -> pd.DataFrame:
+    """12 BANKING77 intents, 10 rows each."""
+    labels = sorted(banking77_10shot["label"].unique())[:12]
+    return banking77_10shot[banking77_10shot["label"].isin(labels)].reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def rows_file(rows, tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("tune") / "intents.csv"
+    rows.to_csv(path, index=False)
+    return path
+
+
+def test_a_split_holds_out_each_labels_share_and_does_not_depend_on_other_labels(rows):
+    labels = rows["label"].tolist()
+    split = stratified_split(labels, 0.25, seed=3)
+    assert sorted(split.train + split.valid) == list(range(len(labels)))
+    for label in set(labels):
+        held = [i for i in split.valid if labels[i] == label]
+        assert len(held) == 2, "round(0.25 * 10) of each label's 10 rows"
+    fewer = [label for label in labels if label != labels[0]]
+    kept = [i for i in range(len(labels)) if labels[i] != labels[0]]
+    other = stratified_split(fewer, 0.25, seed=3)
+    assert [kept[i] for i in other.valid] == [i for i in split.valid if labels[i] != labels[0]]
+    assert stratified_split(labels, 0.25, seed=4).valid != split.valid
+    lone = stratified_split(labels + ["only_one"], 0.25, seed=3)
+    assert lone.unvalidated == ("only_one",) and len(labels) in lone.train
+    with pytest.raises(InputError, match="between 0 and 1"):
+        stratified_split(labels, 1.0, seed=0)
+
+
+def test_every_configuration_is_ranked_by_its_gain_over_none_on_the_same_splits(rows):
+    result = augkit.tune(rows, seed=0, **FAST)
+    table = result.table
+    assert result.complete and result.runs_done == 15 and not result.stopped_by_budget
+    assert set(table["configuration"]) == {"none", "eda n=2 weight=0.3", "eda n=2 weight=1", "aeda n=2 weight=0.3",
+                                           "aeda n=2 weight=1"}
+    assert list(table["gain"]) == sorted(table["gain"], reverse=True)
+    again = augkit.tune(rows, seed=0, **FAST)
+    pd.testing.assert_frame_equal(table, again.table)
+    assert augkit.tune(rows, seed=1, **FAST).table["accuracy"].tolist() != table["accuracy"].tolist()
+
+
+def test_the_recommendation_is_the_best_gain_beyond_its_spread_else_no_augmentation():
+    steady, noisy = Configuration("eda", 2, 1.0), Configuration("aeda", 2, 1.0)
+    accuracies = {"none": [0.80, 0.70, 0.75], steady.label: [0.82, 0.72, 0.775], noisy.label: [0.95, 0.60, 0.90]}
+    records = [RunRecord(split, label, value, value, 1.0, 10, 0, 0.1)
+               for label, values in accuracies.items() for split, value in enumerate(values)]
+    ranking = rank([BASELINE, steady, noisy], records)
+    table = ranking.table.set_index("configuration")
+    assert table.loc[noisy.label, "gain"] == pytest.approx(6.67, abs=0.01) and table.loc[noisy.label, "verdict"] == "within spread"
+    assert table.loc[steady.label, "gain"] == pytest.approx(2.17, abs=0.01) and table.loc[steady.label, "gain_sd"] < 0.3
+    assert ranking.recommended == steady, "the noisy one gains more on average, but not beyond its spread"
+    flat = [RunRecord(r.split, r.configuration, 0.8 + 0.001 * r.split, 0.8, 1.0, 10, 0, 0.1) for r in records]
+    assert rank([BASELINE, steady, noisy], flat).recommended is None
+    assert rank([BASELINE, steady, noisy], flat).table["configuration"].iloc[0] == "none", "ties rank none first"
+
+
+def test_the_command_line_prints_the_ranking_and_refuses_a_second_or_changed_job(rows_file, tmp_path, capsys):
+    job = tmp_path / "job"
+    arguments = ["tune", str(rows_file), "--classifier", "tfidf", "-m", "eda", "-n", "2", "--weights", "1", "--splits", "2",
+                 "-o", str(job), "--no-progress"]
+    assert main(arguments) == 0
+    printed = capsys.readouterr().out
+    assert "1 configurations and none on 2 validation splits" in printed and "recommended:" in printed
+    ranking = pd.read_csv(job / "ranking.csv")
+    assert set(ranking["configuration"]) == {"none", "eda n=2 weight=1"}
+    assert (job / "summary.md").read_text() in printed
+    assert main(arguments) == 2
+    assert "holds an earlier augkit tune job; pass --resume" in capsys.readouterr().err
+    assert main([*arguments, "--resume", "--seed", "5"]) == 2
+    assert "seed: was 0, now 5" in capsys.readouterr().err
+    assert main([*arguments, "--resume"]) == 0, "a finished job resumed measures nothing new"
+    assert len((job / "runs.jsonl").read_text().splitlines()) == 4
+    pd.testing.assert_frame_equal(pd.read_csv(job / "ranking.csv"), ranking)
+
+
+def test_a_damaged_run_record_stops_the_job_naming_its_line(rows_file, tmp_path, capsys):
+    job = tmp_path / "job"
+    arguments = ["tune", str(rows_file), "--classifier", "tfidf", "-m", "aeda", "-n", "2", "--splits", "2", "-o", str(job),
+                 "--no-progress"]
+    assert main(arguments) == 0
+    runs = job / "runs.jsonl"
+    lines = runs.read_text().splitlines()
+    runs.write_text("\n".join([*lines[:2], lines[2][:25], *lines[3:]]) + "\n")
+    capsys.readouterr()
+    assert main([*arguments, "--resume"]) == 1
+    assert "runs.jsonl, line 3: not a run record" in capsys.readouterr().err
+    runs.write_text("\n".join([*lines, lines[0]]) + "\n")
+    assert main([*arguments, "--resume"]) == 1
+    assert f"line {len(lines) + 1}: a second record of split 0, 'none'" in capsys.readouterr().err
+
+
+def test_a_killed_job_resumes_to_the_ranking_of_an_uninterrupted_one(rows_file, tmp_path):
+    common = [str(rows_file), "--classifier", "tfidf", "-m", "eda", "aeda", "eda|dedup", "-n", "2", "4", "--splits", "3",
+              "--no-progress"]
+    assert main(["tune", *common, "-o", str(tmp_path / "whole")]) == 0
+    job = tmp_path / "killed"
+    process = subprocess.Popen([sys.executable, "-m", "augkit.cli", "tune", *common, "-o", str(job)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    runs, deadline = job / "runs.jsonl", time.monotonic() + 120
+    while not runs.exists() or len(runs.read_text().splitlines()) < 4:
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.02)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    done = len(runs.read_text().splitlines())
+    assert done < 39 and not (job / "ranking.csv").exists()
+    assert main(["tune", *common, "-o", str(job)]) == 2, "a second run on the same job without --resume is refused"
+    assert main(["tune", *common, "-o", str(job), "--resume"]) == 0
+    records = [json.loads(line) for line in runs.read_text().splitlines()]
+    assert len(records) == 39 == len({(r["split"], r["configuration"]) for r in records}), "every run measured once"
+    pd.testing.assert_frame_equal(pd.read_csv(job / "ranking.csv"), pd.read_csv(tmp_path / "whole" / "ranking.csv"))
+
+
+def test_a_budget_ends_the_job_at_a_run_boundary_and_says_so(rows, tmp_path):
+    result = augkit.tune(rows, budget=1e-6, job_dir=str(tmp_path / "job"), **FAST)
+    assert result.stopped_by_budget and not result.complete and result.runs_done == 0
+    summary = (tmp_path / "job" / "summary.md").read_text()
+    assert "stopped at the budget after 0 of 15 runs; --resume continues" in summary
+    resumed = augkit.tune(rows, job_dir=str(tmp_path / "job"), resume=True, **FAST)
+    assert resumed.complete and resumed.runs_done == 15
+
+
+def test_the_default_judge_embeds_with_minilm_and_rows_without_text_or_label_are_left_out(rows):
+    gappy = pd.concat([rows, pd.DataFrame({"text": ["", None, "a row with no label"], "label": ["x", "y", None]})],
+                      ignore_index=True)
+    result = augkit.tune(gappy, pipelines=["aeda"], n=[2], weights=[1.0], splits=2, progress=False)
+    assert result.rows_used == len(rows) and result.rows_left_out == 3
+    assert result.complete and result.runs_done == 4
+    assert (result.table["accuracy"] > 50).all(), "12 intents: MiniLM embeddings separate them far above chance"
+
+
+@pytest.mark.parametrize(("kwargs", "error", "words"), [
+    ({"label_column": "intent"}, InputError, "no column 'intent'"),
+    ({"pipelines": ["edaa"]}, augkit.UnknownMethodError, "edaa"),
+    ({"pipelines": ["none"]}, InvalidParameterError, "'none' is always tried"),
+    ({"n": [0]}, InvalidParameterError, "n must be a whole number >= 1"),
+    ({"weights": [-1.0]}, InvalidParameterError, "weight must be > 0"),
+    ({"splits": 0}, InvalidParameterError, "splits must be"),
+    ({"budget": 0}, InvalidParameterError, "budget must be a positive"),
+    ({"classifier": "svm"}, InvalidParameterError, "unknown classifier 'svm'; available: logreg, tfidf"),
+])
+def test_wrong_arguments_are_named(rows, kwargs, error, words):
+    with pytest.raises(error, match=words):
+        augkit.tune(rows, **{**FAST, **kwargs})
+
+
+def test_one_label_cannot_be_tuned(rows):
+    with pytest.raises(InputError, match="at least 2 labels"):
+        augkit.tune(rows.assign(label="same"), **FAST)
+
+
+def test_the_search_space_is_every_combination():
+    space = search_space(["eda", "aeda"], [2, 4], [0.3])
+    assert [c.label for c in space] == ["eda n=2 weight=0.3", "eda n=4 weight=0.3", "aeda n=2 weight=0.3", "aeda n=4 weight=0.3"]
+
+
+def test_a_job_folder_held_by_another_run_or_that_is_a_file_is_refused(rows_file, tmp_path, capsys):
+    from augkit.job_lock import FolderLock
+
+    arguments = ["tune", str(rows_file), "--classifier", "tfidf", "-m", "eda", "-n", "2", "--no-progress"]
+    held = FolderLock(tmp_path / "held")
+    try:
+        assert main([*arguments, "-o", str(tmp_path / "held")]) == 2
+        assert "is in use by another augkit tune run" in capsys.readouterr().err
+    finally:
+        held.release()
+    (tmp_path / "a-file").write_text("")
+    assert main([*arguments, "-o", str(tmp_path / "a-file")]) == 2
+    assert "is a file; augkit tune writes a folder" in capsys.readouterr().err
