@@ -38,7 +38,8 @@ Text
     :func:`insert_before_word` and :func:`match_case` edit it.
 Model runtime (loaded on first access)
     :func:`load_seq2seq` (model specs ``id@revision``, folders, ``$AUGKIT_MODEL_DIR``;
-    safetensors only, no remote code; shared per process), :class:`Seq2SeqModel`,
+    safetensors only, no remote code; shared per process; ``runtime="ctranslate2"`` runs it
+    in CTranslate2, and a method's :class:`Runtime` carries that choice), :class:`Seq2SeqModel`,
     :class:`GenerationResult`, :class:`TargetScore`, :data:`DEFAULT_TOKEN_BUDGET`,
     :func:`token_budget_batches` (and, for a plugin running forward passes itself,
     :func:`pad_rows`, :func:`padded_length`, :func:`filler_rows`), :func:`resolve_device`, :func:`load_for_training`,
@@ -120,6 +121,9 @@ from augkit.text import (
 #: and transformers load with the first model, not here), pipelines and the registry, table
 #: reading and writing for plugin commands, progress bars, metrics and provenance columns.
 _LAZY = {
+    # augkit's cache root ($AUGKIT_CACHE_DIR): a subfolder per user
+    "CACHE_DIR_ENV": "augkit.cache_root",
+    "cache_folder": "augkit.cache_root",
     # model runtime (augkit.models): resolution of model specs, sharing, batching
     "DEFAULT_TOKEN_BUDGET": "augkit.models",
     "MODEL_DIR_ENV": "augkit.models",
@@ -144,6 +148,8 @@ _LAZY = {
     "clear_model_cache": "augkit.models",
     "load_for_training": "augkit.models",
     "load_seq2seq": "augkit.models",
+    "Runtime": "augkit.models",
+    "SEQ2SEQ_RUNTIMES": "augkit.models",
     "resolve_device": "augkit.models",
     "resolve_dtype": "augkit.models",
     "seeded_torch": "augkit.models.device",

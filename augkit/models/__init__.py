@@ -25,6 +25,8 @@ from augkit.models.causal_lm import CausalLM
 from augkit.models.device import resolve_device, resolve_dtype
 from augkit.models.encoder import SentenceEncoder, get_encoder
 from augkit.models.loading import (
+    SEQ2SEQ_RUNTIMES,
+    Runtime,
     clear_model_cache,
     load_causal_lm,
     load_for_training,
@@ -55,6 +57,8 @@ __all__ = [
     "ModelSource",
     "ModelSpec",
     "PairClassifier",
+    "Runtime",
+    "SEQ2SEQ_RUNTIMES",
     "SentenceEncoder",
     "Seq2SeqModel",
     "TargetScore",

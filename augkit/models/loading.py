@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import os
 import threading
+from dataclasses import dataclass
 from typing import Any
 
-from augkit.errors import MissingDependencyError, ModelNotAvailableError
+from augkit.errors import InvalidParameterError, MissingDependencyError, ModelNotAvailableError
 from augkit.model_availability import model_not_available_message
 from augkit.models.device import resolve_device, resolve_dtype
 from augkit.models.spec import ModelSource, ModelSpec, resolve_model_source
@@ -26,16 +27,55 @@ _cache: dict[tuple, Any] = {}
 _lock = threading.Lock()
 
 
-def load_seq2seq(spec: str | os.PathLike | ModelSpec, *, device: str = "auto", dtype: str = "auto"):
+#: The engines a seq2seq model runs on (``load_seq2seq(..., runtime=...)``).
+SEQ2SEQ_RUNTIMES = ("transformers", "ctranslate2")
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """What runs a method's seq2seq models, as its ``runtime``, ``compute_type`` and
+    ``threads`` parameters say: a method keeps one and passes :meth:`options` to
+    :func:`load_seq2seq`, so that a new runtime needs no change in the method."""
+
+    name: str = "transformers"
+    compute_type: str = "auto"
+    threads: int | None = None
+
+    def options(self) -> dict[str, Any]:
+        """Keyword arguments of :func:`load_seq2seq`."""
+        return {"runtime": self.name, "compute_type": self.compute_type, "threads": self.threads}
+
+
+def load_seq2seq(spec: str | os.PathLike | ModelSpec, *, device: str = "auto", dtype: str = "auto",
+                 runtime: str = "transformers", compute_type: str = "auto", threads: int | None = None):
     """The shared :class:`~augkit.models.seq2seq.Seq2SeqModel` for ``spec`` (a hub id, an
     ``id@revision``, or a directory saved with ``save_pretrained``), loaded on first use.
+
+    ``runtime="ctranslate2"`` runs it in CTranslate2 instead of torch
+    (:class:`~augkit.models.ct2_seq2seq.CTranslate2Seq2Seq`: converted once into augkit's
+    cache, :mod:`augkit.models.ct2_conversion`; a CTranslate2 folder is used as it is), with
+    ``compute_type`` (``auto``, ``int8``, ``int8_float32``, ``int16``, ``float32``) and
+    ``threads`` (0 or None: CTranslate2 decides); ``dtype`` applies to the transformers
+    runtime only.
 
     Raises :class:`~augkit.errors.ModelNotAvailableError` with one message saying how to
     provide the model when it is neither local nor cached and cannot be downloaded.
     """
     from augkit.models.seq2seq import Seq2SeqModel
 
-    return _shared_runtime(spec, "seq2seq", Seq2SeqModel, device, dtype)
+    if runtime == "transformers":
+        return _shared_runtime(spec, "seq2seq", Seq2SeqModel, device, dtype)
+    if runtime != "ctranslate2":
+        raise InvalidParameterError(f"runtime must be one of {', '.join(SEQ2SEQ_RUNTIMES)}, got {runtime!r}")
+    from augkit.models.ct2_seq2seq import load_ctranslate2
+
+    source = resolve_model_source(spec)
+    device = resolve_device(device)
+    key = (source.location, source.revision, "ctranslate2", device, compute_type, threads)
+    with _lock:
+        if key not in _cache:
+            _cache[key] = load_ctranslate2(source, device, compute_type, threads)
+        return _cache[key]
 
 
 def load_masked_lm(spec: str | os.PathLike | ModelSpec, *, device: str = "auto", dtype: str = "auto"):

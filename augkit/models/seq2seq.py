@@ -86,9 +86,19 @@ class Seq2SeqModel(LoadedModel):
     """
 
     @property
+    def model_config(self) -> Any:
+        """The model's transformers configuration."""
+        return self.model.config
+
+    @property
+    def generation_config(self) -> Any:
+        """The model's generation defaults (transformers' ``GenerationConfig``)."""
+        return self.model.generation_config
+
+    @property
     def max_input_tokens(self) -> int:
         """The longest input the model accepts, in tokens (end-of-sequence included)."""
-        limits = [getattr(self.model.config, "max_position_embeddings", None), self.tokenizer.model_max_length]
+        limits = [getattr(self.model_config, "max_position_embeddings", None), self.tokenizer.model_max_length]
         usable = [int(limit) for limit in limits if isinstance(limit, int) and 0 < limit < 1_000_000]
         return min(usable) if usable else FALLBACK_MAX_INPUT_TOKENS
 
@@ -226,7 +236,7 @@ class Seq2SeqModel(LoadedModel):
         return banned
 
     def _never_forbidden_ids(self) -> set[int]:
-        config, generation = self.model.config, self.model.generation_config
+        config, generation = self.model_config, self.generation_config
         never = set(self.tokenizer.all_special_ids)
         for value in (self.tokenizer.eos_token_id, self.tokenizer.pad_token_id, generation.eos_token_id,
                       generation.pad_token_id, config.decoder_start_token_id, generation.decoder_start_token_id):

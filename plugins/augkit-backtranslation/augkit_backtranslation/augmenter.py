@@ -14,7 +14,9 @@ from augkit_backtranslation.parabank import filter_candidates
 from augkit_backtranslation.round_trip import (
     DEFAULT_BACKWARD_MODEL,
     DEFAULT_FORWARD_MODEL,
+    RUNTIMES,
     GenerationSettings,
+    Runtime,
     TransformersEngine,
 )
 
@@ -77,9 +79,15 @@ class BackTranslation(augkit.Augmenter):
     device : str
         ``auto`` (CUDA when present), ``cpu``, ``cuda:N``.
     dtype : str
-        ``auto``, ``float32``, ``float16`` or ``bfloat16``.
+        ``auto``, ``float32``, ``float16`` or ``bfloat16`` (the transformers runtime).
+    runtime : str
+        What runs the ``transformers`` engine's models: ``transformers`` (torch) or
+        ``ctranslate2`` (CTranslate2's C++ decoder: converted once into augkit's cache;
+        beam search only, so not with ``sample``). See docs/models.md.
+    compute_type : str
+        CTranslate2's weights: ``auto``, ``int8``, ``int8_float32``, ``int16`` or ``float32``.
     threads : int or None
-        Bergamot engine threads (default: up to 2).
+        Bergamot engine threads (default: up to 2), or CTranslate2's (default: all cores).
     """
 
     name = "backtranslation"
@@ -104,6 +112,8 @@ class BackTranslation(augkit.Augmenter):
         device: str = "auto",
         dtype: str = "auto",
         threads: int | None = None,
+        runtime: str = "transformers",
+        compute_type: str = "auto",
     ):
         if engine not in ENGINES:
             raise augkit.InvalidParameterError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
@@ -132,6 +142,13 @@ class BackTranslation(augkit.Augmenter):
         self.device = device
         self.dtype = dtype
         self.threads = threads
+        if runtime not in RUNTIMES:
+            raise augkit.InvalidParameterError(f"runtime must be one of {', '.join(RUNTIMES)}, got {runtime!r}")
+        if runtime == "ctranslate2" and sample:
+            raise augkit.InvalidParameterError("sample=True needs runtime='transformers': the ctranslate2 runtime does beam "
+                                               "search only (its sampler cannot follow each row's seed)")
+        self.runtime = runtime
+        self.compute_type = compute_type
         self._pivots = _pivot_list(pivots, engine)
         self._engine = None
         self._warned_single_candidate = False
@@ -171,6 +188,7 @@ class BackTranslation(augkit.Augmenter):
                 self._engine = TransformersEngine(
                     self._pivots, self.forward_model, self.backward_model, settings,
                     scoring=self.scoring, device=self.device, dtype=self.dtype,
+                    runtime=Runtime(self.runtime, self.compute_type, self.threads),
                 )
         return self._engine
 

@@ -9,7 +9,8 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from augkit.plugin import DEFAULT_TOKEN_BUDGET, TargetScore, load_seq2seq
+from augkit.plugin import DEFAULT_TOKEN_BUDGET, Runtime, TargetScore, load_seq2seq
+from augkit.plugin import SEQ2SEQ_RUNTIMES as RUNTIMES
 
 from augkit_backtranslation.candidates import RoundTripCandidate
 from augkit_backtranslation.dual_score import SCORINGS, per_token, round_trip_terms
@@ -52,6 +53,7 @@ class TransformersEngine:
         device: str = "auto",
         dtype: str = "auto",
         progress: bool = False,
+        runtime: Runtime = Runtime(),
     ):
         if scoring not in SCORINGS:
             raise ValueError(f"scoring must be one of {', '.join(SCORINGS)}, got {scoring!r}")
@@ -63,11 +65,12 @@ class TransformersEngine:
         self.device = device
         self.dtype = dtype
         self.progress = progress
+        self.runtime = runtime
 
     def models(self, pivot: str):
         """The (source->pivot, pivot->source) models of ``pivot``, loaded on first use."""
-        forward = load_seq2seq(self.forward_model.format(pivot=pivot), device=self.device, dtype=self.dtype)
-        backward = load_seq2seq(self.backward_model.format(pivot=pivot), device=self.device, dtype=self.dtype)
+        forward = load_seq2seq(self.forward_model.format(pivot=pivot), device=self.device, dtype=self.dtype, **self.runtime.options())
+        backward = load_seq2seq(self.backward_model.format(pivot=pivot), device=self.device, dtype=self.dtype, **self.runtime.options())
         return forward, backward
 
     def round_trip(self, texts: Sequence[str], seeds: Sequence[int] | None = None) -> list[list[RoundTripCandidate]]:

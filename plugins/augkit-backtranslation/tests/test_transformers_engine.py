@@ -99,6 +99,19 @@ def test_the_output_does_not_depend_on_batch_size_or_workers(model_templates, ba
     assert reference.equals(augment_frame(frame, model_templates, n=2, batch_size=4, workers=2))
 
 
+def test_the_ctranslate2_runtime_gives_the_same_rows_with_no_other_change(model_templates, banking77_10shot, tmp_path, monkeypatch):
+    monkeypatch.setenv("AUGKIT_CACHE_DIR", str(tmp_path))
+    frame = banking77_10shot.head(8)
+    reference = augment_frame(frame, model_templates, n=2)
+    converted = augment_frame(frame, model_templates, n=2, params={"runtime": "ctranslate2", "compute_type": "float32"})
+    assert converted["text"].tolist() == reference["text"].tolist()
+    assert converted["augkit_round_trip_score"].to_numpy() == pytest.approx(reference["augkit_round_trip_score"].to_numpy(),
+                                                                            abs=0.05, nan_ok=True)
+    assert converted.equals(augment_frame(frame, model_templates, n=2, batch_size=3,
+                                          params={"runtime": "ctranslate2", "compute_type": "float32"}))
+    assert len(list((tmp_path / "ctranslate2").iterdir())) == 2, "both models converted once, into the cache"
+
+
 def test_sampling_is_reproducible_per_seed_and_differs_across_seeds(model_templates, texts):
     sampled = engine(model_templates, scoring="none", k=2, sample=True, top_p=0.95)
     seeds = list(range(len(texts)))
@@ -125,6 +138,8 @@ def test_an_edit_ratio_nothing_reaches_leaves_the_rows_unaugmented_and_says_why(
         ({"scoring": "best"}, "scoring must be one of"),
         ({"k": 0}, "k must be an integer"),
         ({"engine": "transformers", "pivots": ""}, "pivots must be language codes"),
+        ({"engine": "transformers", "runtime": "onnx"}, "runtime must be one of transformers, ctranslate2"),
+        ({"engine": "transformers", "runtime": "ctranslate2", "sample": True}, "sample=True needs runtime='transformers'"),
     ],
 )
 def test_bad_parameters_get_a_clear_error(options, message):

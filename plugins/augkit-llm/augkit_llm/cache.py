@@ -24,13 +24,13 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from augkit.plugin import CACHE_DIR_ENV, cache_folder
+
 if TYPE_CHECKING:
     from augkit_llm.client import ChatRequest
 
 __all__ = ["CACHE_DIR_ENV", "CachedReply", "ResponseCache", "default_cache_folder"]
 
-#: The environment variable naming augkit's cache root; the LLM cache is its ``llm`` subfolder.
-CACHE_DIR_ENV = "AUGKIT_CACHE_DIR"
 #: Bumped when an entry's layout changes, so that older entries read as misses.
 ENTRY_FORMAT = 1
 
@@ -45,9 +45,7 @@ class CachedReply(NamedTuple):
 
 def default_cache_folder() -> Path:
     """``$AUGKIT_CACHE_DIR/llm``, else ``~/.cache/augkit/llm``."""
-    root = os.environ.get(CACHE_DIR_ENV)
-    base = Path(root).expanduser() if root else Path.home() / ".cache" / "augkit"
-    return base / "llm"
+    return cache_folder("llm")
 
 
 class ResponseCache:
