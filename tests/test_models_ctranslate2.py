@@ -139,6 +139,10 @@ def test_per_input_bans_and_length_limits_are_kept(forward_model, texts, monkeyp
             for t, s in zip(texts[:12], seeds[:12])] == outputs[:12]
     lengths = [len(model.tokenizer(o[0])["input_ids"]) - 1 for o in model.generate(texts, min_new_tokens=10, max_new_tokens=12).texts]
     assert min(lengths) >= 9 and max(lengths) <= 12
+    produced: list[int] = []  # min = max = 12: 11 tokens and the forced end, as the transformers engine writes
+    monkeypatch.setattr(model, "_decode", lambda tokens, skip: produced.append(len(tokens)) or decode(tokens, skip))
+    model.generate(texts[:16], min_new_tokens=12, max_new_tokens=12)
+    assert produced == [11] * 16
 
 
 def test_sampling_wrong_settings_and_long_inputs_are_explained(forward_model, texts):

@@ -87,7 +87,8 @@ class CTranslate2Seq2Seq(Seq2SeqModel):
             max_new = max(1, (generation.max_length or 256) - 1)  # max_length counts the decoder's start token
         if options.get("forced_eos_token_id", generation.forced_eos_token_id) is not None:
             max_new -= 1  # transformers spends the last step on the forced end; CTranslate2 just stops
-        min_new = options.get("min_new_tokens", generation.min_new_tokens) or 0
+        # transformers' minimum counts the forced end too: never more than the content allowed
+        min_new = min(options.get("min_new_tokens", generation.min_new_tokens) or 0, max(1, int(max_new)))
         return {"beam_size": options["num_beams"], "num_hypotheses": num_return, "max_decoding_length": max(1, int(max_new)),
                 "min_decoding_length": int(min_new), "length_penalty": float(generation.length_penalty or 1.0),
                 "max_input_length": 0}

@@ -253,6 +253,7 @@ def build_parabank(
     dtype: str = "auto",
     token_budget: int = DEFAULT_TOKEN_BUDGET,
     progress: bool = False,
+    runtime: Any = None,
 ) -> ParabankResult:
     """Paraphrase pairs of ``sentences`` (language L) by the ParaZh-22M recipe (see the
     module docstring).
@@ -264,7 +265,7 @@ def build_parabank(
     ``to_language_model`` (P->L) generates ``k`` candidates per sentence with beam ``k`` and
     gives the forward score; ``from_language_model`` (L->P) gives the reverse score. Each is
     a model id or directory (loaded with :func:`augkit.models.load_seq2seq` on ``device``
-    and ``dtype``) or an object with :class:`~augkit.models.Seq2SeqModel`'s ``generate`` and
+    and ``dtype``, run by ``runtime``: an ``augkit.plugin.Runtime``, default torch) or an object with :class:`~augkit.models.Seq2SeqModel`'s ``generate`` and
     ``score``. When either has no ``score`` (:class:`BergamotDirection`), pairs are unscored:
     each sentence keeps its first surviving candidate, nothing is ranked and
     ``top_fraction`` is not applied.
@@ -286,8 +287,8 @@ def build_parabank(
         translations = _texts(translations, "translations")
         if len(translations) != len(sentences):
             raise InputError(f"translations must have one text per sentence: {len(translations)} translations for {len(sentences)} sentences")
-    to_model = _model(to_language_model, device, dtype)
-    from_model = _model(from_language_model, device, dtype)
+    to_model = _model(to_language_model, device, dtype, runtime)
+    from_model = _model(from_language_model, device, dtype, runtime)
     scored = _can_score(to_model) and _can_score(from_model)
     counts = dict.fromkeys(COUNT_KEYS, 0)
     counts["rows"] = len(sentences)
@@ -435,11 +436,11 @@ def _generate(model, texts, num_beams, num_return, token_budget, progress, descr
     ).texts
 
 
-def _model(model: Any, device: str, dtype: str) -> Any:
+def _model(model: Any, device: str, dtype: str, runtime: Any = None) -> Any:
     if isinstance(model, (str, os.PathLike)):
-        from augkit.plugin import load_seq2seq
+        from augkit.plugin import Runtime, load_seq2seq
 
-        return load_seq2seq(model, device=device, dtype=dtype)
+        return load_seq2seq(model, device=device, dtype=dtype, **(runtime or Runtime()).options())
     if not callable(getattr(model, "generate", None)):
         raise InvalidParameterError(f"a model must be an id, a directory or an object with generate(), got {model!r}")
     return model

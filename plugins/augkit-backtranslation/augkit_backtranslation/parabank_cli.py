@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from augkit.plugin import InputError, UsageError
+from augkit.plugin import InputError, Runtime, UsageError
 
 from augkit_backtranslation.parabank import (
     DEFAULT_K,
@@ -73,6 +73,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "the paper kept ~22M of 30.4M sentence pairs)")
     parser.add_argument("--device", default="auto", help="transformers engine: auto, cpu or cuda:N (default: auto)")
     parser.add_argument("--dtype", default="auto", help="transformers engine: auto, float32, float16 or bfloat16")
+    parser.add_argument("--runtime", default="transformers", choices=("transformers", "ctranslate2"),
+                        help="transformers engine: run the models in torch (default) or CTranslate2 (converted once, cached)")
+    parser.add_argument("--compute-type", default="auto",
+                        help="--runtime ctranslate2: auto, int8, int8_float32, int16 or float32 (default: auto)")
     parser.add_argument("--token-budget", type=int, default=None, metavar="TOKENS",
                         help="transformers engine: padded input tokens times beams per batch")
     parser.add_argument("--threads", type=int, default=None, help="bergamot engine: threads (default: up to 2)")
@@ -126,6 +130,7 @@ def _engine_options(args: argparse.Namespace) -> dict:
             "top_fraction": DEFAULT_TOP_FRACTION if args.top_fraction is None else args.top_fraction,
             "device": args.device,
             "dtype": args.dtype,
+            "runtime": Runtime(args.runtime, args.compute_type),
         }
         if args.token_budget is not None:
             options["token_budget"] = args.token_budget
@@ -136,6 +141,8 @@ def _engine_options(args: argparse.Namespace) -> dict:
         "--to-language-model": args.to_language_model, "--from-language-model": args.from_language_model,
         "-k/--beam-size": args.beam_size, "--top-fraction": args.top_fraction, "--token-budget": args.token_budget,
     }
+    if args.runtime != "transformers":
+        not_applicable["--runtime"] = args.runtime
     given = [name for name, value in not_applicable.items() if value is not None]
     if given:
         raise UsageError(

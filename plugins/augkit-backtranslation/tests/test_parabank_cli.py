@@ -46,6 +46,18 @@ def test_monolingual_run_writes_the_documented_columns_best_first(tmp_path, tabl
     assert f"; {len(pairs)} pairs kept (top 0.5 by dual score per token); wrote {output} in " in summary[0]
 
 
+def test_the_ctranslate2_runtime_writes_the_same_pairs(tmp_path, table, tiny_marian_pair, capsys, monkeypatch):
+    monkeypatch.setenv("AUGKIT_CACHE_DIR", str(tmp_path / "cache"))
+    written = {}
+    for runtime in ("transformers", "ctranslate2"):
+        written[runtime] = tmp_path / f"{runtime}.csv"
+        assert main(["parabank", str(table), "-o", str(written[runtime]), "-k", "3", "--runtime", runtime,
+                     "--compute-type", "float32", *marian_options(tiny_marian_pair)]) == 0, capsys.readouterr().err
+    torch_pairs, converted = pd.read_csv(written["transformers"]), pd.read_csv(written["ctranslate2"])
+    assert converted[["row", "paraphrase"]].equals(torch_pairs[["row", "paraphrase"]])
+    assert len(list((tmp_path / "cache" / "ctranslate2").iterdir())) == 2
+
+
 def test_parallel_run_takes_the_translation_column_and_a_script_filter(tmp_path, sentences, tiny_marian_pair, capsys):
     source = tmp_path / "parallel.jsonl"
     pd.DataFrame({"en": sentences, "xx": [f"{text} please" for text in sentences]}).to_json(source, orient="records", lines=True)
@@ -86,6 +98,7 @@ def test_bergamot_through_portuguese_writes_real_paraphrases(tmp_path, table, se
         (["--wrong-script", "Klingon"], "unknown script 'Klingon'"),
         (["--engine", "bergamot", "-k", "4"], "-k/--beam-size need(s) --engine transformers"),
         (["--engine", "bergamot", "--top-fraction", "0.5"], "--top-fraction need(s) --engine transformers"),
+        (["--engine", "bergamot", "--runtime", "ctranslate2"], "--runtime need(s) --engine transformers"),
         (["--engine", "bergamot", "--language", "zh", "--pivot", "en"], "English through Portuguese only"),
     ],
 )
