@@ -235,13 +235,31 @@ def outputs_per_sentence(texts: list[str], rows: list[list[str]]) -> dict:
     }
 
 
-def ours(forward: str, backward: str, k: int, scoring: str):
+def ours(forward: str, backward: str, k: int, scoring: str, runtime: str = "transformers", compute_type: str = "auto",
+         threads: int | None = None):
     from augkit_backtranslation import BackTranslation
 
     return BackTranslation(
         engine="transformers", pivots="p1", forward_model=forward, backward_model=backward,
         k=k, num_beams=4, scoring=scoring, min_edit_ratio=0.0, device="cpu",
+        runtime=runtime, compute_type=compute_type, threads=threads if runtime == "ctranslate2" else None,
     )
+
+
+#: The CTranslate2 runtime's compute types each scenario measures (issue 20).
+CT2_COMPUTE_TYPES = ("int8", "float32")
+
+
+def ct2_tools(args, forward: str, backward: str, k: int, n: int) -> dict:
+    """augkit on the CTranslate2 runtime, one tool per compute type, no scoring (the same
+    work as nlpaug: generation only)."""
+    if args.skip_ct2:
+        return {}
+    tools = {}
+    for compute_type in CT2_COMPUTE_TYPES:
+        augmenter = ours(forward, backward, k, "none", "ctranslate2", compute_type, args.threads)
+        tools[f"augkit k={k}, ctranslate2 {compute_type}"] = lambda t, a=augmenter: run_ours(a, t, n)
+    return tools
 
 
 def run_ours(augmenter, texts: list[str], n: int) -> list[list[str]]:
@@ -309,6 +327,7 @@ def scenario_a(args, log, folder, texts, warm, config, peak) -> list[dict]:
         log.wrap(peer.model.tgt_model, "nlpaug")
         tools["nlpaug BackTranslationAug"] = lambda t: run_nlpaug([peer], t)
     tools["augkit k=1, scoring=dual"] = lambda t: run_ours(ours_dual, t, 1)
+    tools.update(ct2_tools(args, forward, backward, 1, 1))
     for function in tools.values():
         function(warm)
     wrap_ours(log, folder, ["p1"])
@@ -319,7 +338,28 @@ def scenario_a(args, log, folder, texts, warm, config, peak) -> list[dict]:
         ours_out, peer_out = measured["outputs"]["augkit k=1, scoring=none"], measured["outputs"]["nlpaug BackTranslationAug"]
         same = sum(a == b for a, b in zip(ours_out, peer_out))
         rows[0]["same_output_as_nlpaug"] = same / len(texts)
+    agreement(rows, tools, measured, "augkit k=1, scoring=none")
     return rows
+
+
+def agreement(rows: list[dict], tools: dict, measured: dict, reference: str) -> None:
+    """Each CTranslate2 tool's share of sentences with the same outputs as the torch
+    runtime, and sacrebleu's corpus BLEU of its first outputs against torch's; int8 also
+    against float32."""
+    import sacrebleu
+
+    outputs = measured["outputs"]
+    for row, tool in zip(rows, tools):
+        if "ctranslate2" not in tool:
+            continue
+        for other in (reference, tool.replace("int8", "float32")):
+            if other == tool or other not in outputs:
+                continue
+            ours_rows, theirs = outputs[tool], outputs[other]
+            key = "torch" if other == reference else "float32"
+            row[f"same_outputs_as_{key}"] = sum(a == b for a, b in zip(ours_rows, theirs)) / len(theirs)
+            firsts = [(a[0] if a else "", b[0] if b else "") for a, b in zip(ours_rows, theirs)]
+            row[f"bleu_vs_{key}"] = sacrebleu.corpus_bleu([a for a, _ in firsts], [[b for _, b in firsts]]).score
 
 
 def scenario_b(args, log, folder, texts, warm, config, peak) -> list[dict]:
@@ -342,6 +382,7 @@ def scenario_b(args, log, folder, texts, warm, config, peak) -> list[dict]:
             log.wrap(peer.model.tgt_model, "nlpaug")
         tools["nlpaug BackTranslationAug x 4 pivots"] = lambda t: run_nlpaug(peers, t)
     tools["augkit k=2, scoring=dual"] = lambda t: run_ours(ours_dual, t, 4)
+    tools.update(ct2_tools(args, forward, backward, 2, 4))
     for function in tools.values():
         function(warm)
     wrap_ours(log, folder, ["p1"])
@@ -440,6 +481,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--vocab-size", type=int, default=8000, help="SentencePiece pieces asked for (fewer come out)")
     parser.add_argument("--scenarios", default="A,B,C")
     parser.add_argument("--skip-nlpaug", action="store_true")
+    parser.add_argument("--skip-ct2", action="store_true", help="leave out augkit on the CTranslate2 runtime")
     parser.add_argument("--models", type=Path, default=REPO / ".cache" / "bench-models")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
