@@ -9,8 +9,10 @@ findings: docs/benchmarks/fewshot.md.
 Modules: :mod:`~benchmarks.fewshot.data` (datasets, K-shot sampling),
 :mod:`~benchmarks.fewshot.methods` (method strings), :mod:`~benchmarks.fewshot.classifiers`
 (the ``Classifier`` protocol, logistic regression on frozen embeddings),
-:mod:`~benchmarks.fewshot.finetune` (fine-tuned MiniLM), :mod:`~benchmarks.fewshot.runner`
-(the loop), :mod:`~benchmarks.fewshot.report` (CSV, Markdown, plot), :mod:`~benchmarks.fewshot.cli`.
+:mod:`~benchmarks.fewshot.finetune` (fine-tuned MiniLM), :mod:`~benchmarks.fewshot.setfit_classifier`
+(SetFit, augmentation as rows or as positive pairs), :mod:`~benchmarks.fewshot.runner` (the loop),
+:mod:`~benchmarks.fewshot.report` (CSV, Markdown, plots), :mod:`~benchmarks.fewshot.cli`,
+:mod:`~benchmarks.fewshot.map` (classifiers x shots x tasks x methods, resumable).
 """
 
 #: The methods compared when ``--methods`` is not given.

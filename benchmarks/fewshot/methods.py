@@ -18,9 +18,13 @@ and the options are
   whose candidates were filtered away does not lose influence (and, with it, its class);
 - ``n``: augmentations per example, overriding the run's ``--n``;
 - ``oversample``: for augkit pipelines, ask for ``n * oversample`` candidates and let the
-  filters keep the best ``n`` (``augkit.Pipeline.from_string(spec, oversample=...)``).
+  filters keep the best ``n`` (``augkit.Pipeline.from_string(spec, oversample=...)``);
+- ``into``: ``rows`` (the default: augmented rows are extra labelled training rows) or
+  ``pairs``: each augmented row only adds a positive pair (its original, it) to a
+  contrastive classifier's pair set (``setfit``), whose head then trains on the originals
+  only; a classifier that does not train on pairs refuses it.
 
-Example: ``"aeda|semantic(min=0.9)@weight=0.3,n=8"``.
+Example: ``"aeda|semantic(min=0.9)@weight=0.3,n=8"``, ``"eda@into=pairs"``.
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ import pandas as pd
 NONE = "none"
 NLPAUG_PREFIX = "nlpaug:"
 NLPAUG_METHODS = ("synonym", "swap", "delete")
-OPTIONS = {"weight": float, "n": int, "oversample": float, "per_source": int}
+OPTIONS = {"weight": float, "n": int, "oversample": float, "per_source": int, "into": str}
+INTO = ("rows", "pairs")
 
 
 class MethodSpecError(ValueError):
@@ -44,12 +49,16 @@ class MethodSpecError(ValueError):
 @dataclass(frozen=True)
 class TrainingSet:
     """Texts, labels and per-row weights to fit a classifier on; ``augmented`` counts the
-    rows that augmentation added."""
+    rows that augmentation added, ``paraphrase_of`` gives each row's original (its row
+    number here; -1 for the originals) and ``into`` says how a classifier should take the
+    augmented rows (``rows`` or ``pairs``, see the module docstring)."""
 
     texts: list[str]
     labels: list[str]
     weights: np.ndarray
     augmented: int
+    paraphrase_of: np.ndarray | None = None
+    into: str = "rows"
 
 
 @dataclass
@@ -63,6 +72,7 @@ class Method:
     n: int | None = None
     oversample: float = 1.0
     per_source: int = 0
+    into: str = "rows"
     _pipeline: object = field(default=None, repr=False)
 
     def training_set(self, sample: pd.DataFrame, n: int, seed: int) -> TrainingSet:
@@ -83,7 +93,12 @@ class Method:
         if self.per_source and is_augmented.any():
             kept = np.bincount(sources[is_augmented], minlength=len(sample))
             weights[is_augmented] *= n / kept[sources[is_augmented]]
-        return TrainingSet(frame["text"].tolist(), frame["label"].tolist(), weights, int(is_augmented.sum()))
+        original_rows = np.flatnonzero(~is_augmented)
+        if len(original_rows) != len(sample):
+            raise RuntimeError(f"{self.label}: {len(original_rows)} originals came back for {len(sample)} sample rows")
+        paraphrase_of = np.where(is_augmented, original_rows[np.maximum(sources, 0)], -1)
+        return TrainingSet(frame["text"].tolist(), frame["label"].tolist(), weights, int(is_augmented.sum()),
+                           paraphrase_of, self.into)
 
 
 def parse_method(spec: str) -> Method:
@@ -99,6 +114,11 @@ def parse_method(spec: str) -> Method:
             raise MethodSpecError(
                 f"method {spec!r}: bad option {item!r}; options are {', '.join(f'{k}=...' for k in OPTIONS)}"
             )
+        if OPTIONS[key] is str:
+            if value not in INTO:
+                raise MethodSpecError(f"method {spec!r}: option {key} is one of {', '.join(INTO)}, got {value!r}")
+            options[key] = value
+            continue
         try:
             options[key] = OPTIONS[key](ast.literal_eval(value))
         except (ValueError, SyntaxError) as error:
@@ -128,7 +148,9 @@ def parse_method(spec: str) -> Method:
 def _label(generator: str, options: dict) -> str:
     if not options:
         return generator
-    return f"{generator}@" + ",".join(f"{key}={value:g}" for key, value in options.items())
+    return f"{generator}@" + ",".join(
+        f"{key}={value}" if isinstance(value, str) else f"{key}={value:g}" for key, value in options.items()
+    )
 
 
 _NLPAUG_CACHE: dict[str, object] = {}

@@ -134,3 +134,72 @@ def write_outputs(rows: Sequence[dict], out: Path, header: str) -> pd.DataFrame:
     (out / SUMMARY_MD).write_text(f"{header}\n\n{markdown_table(summary)}", encoding="utf-8")
     plot_gains(summary, out / GAIN_PNG)
     return summary
+
+
+def map_table(summary: pd.DataFrame) -> str:
+    """The map as Markdown: one table per dataset, a column per (classifier, K), the ``none``
+    accuracy on top and each method's paired accuracy gain below it (mean ± sd over seeds, in
+    points; the seed count in brackets where it is below the table's largest)."""
+    lines = []
+    for dataset, block in summary.groupby("dataset", sort=False):
+        columns = list(dict.fromkeys(zip(block["classifier"], block["shots"])))
+        columns.sort(key=lambda column: (list(dict.fromkeys(block["classifier"])).index(column[0]), column[1]))
+        most = int(block["seeds"].max())
+        cells = block.set_index(["method", "classifier", "shots"])
+        lines += [
+            f"**{dataset}**: accuracy of `none`, then accuracy gain over `none` (paired, mean ± sd over "
+            f"{most} seeds unless bracketed, points)",
+            "",
+            "| method | " + " | ".join(f"{classifier} K={shots}" for classifier, shots in columns) + " |",
+            "|---|" + "---:|" * len(columns),
+        ]
+        for method in dict.fromkeys(block["method"]):
+            row = []
+            for classifier, shots in columns:
+                if (method, classifier, shots) not in cells.index:
+                    row.append("")
+                    continue
+                cell = cells.loc[(method, classifier, shots)]
+                if method == "none":
+                    text = _points(cell["accuracy_mean"], cell["accuracy_std"])
+                else:
+                    text = _points(cell["gain_accuracy_mean"], cell["gain_accuracy_std"], signed=True)
+                row.append(text + (f" ({int(cell['seeds'])})" if cell["seeds"] < most else ""))
+            lines.append(f"| `{_cell(method)}` | " + " | ".join(row) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def plot_map(summary: pd.DataFrame, path: Path) -> None:
+    """One task's gains: bar groups by (classifier, K), one bar per method, error bars one sd
+    of the paired gain over seeds."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    data = summary[summary["method"] != "none"].dropna(subset=["gain_accuracy_mean"])
+    if data.empty:
+        return
+    classifiers = list(dict.fromkeys(data["classifier"]))
+    groups = sorted(dict.fromkeys(zip(data["classifier"], data["shots"])), key=lambda g: (classifiers.index(g[0]), g[1]))
+    methods = list(dict.fromkeys(data["method"]))
+    width = 0.8 / len(methods)
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(groups) + 2), 4.8))
+    cells = data.set_index(["method", "classifier", "shots"])
+    for i, method in enumerate(methods):
+        part = cells.reindex([(method, classifier, shots) for classifier, shots in groups])
+        positions = np.arange(len(groups)) + (i - (len(methods) - 1) / 2) * width
+        ax.bar(positions, 100 * part["gain_accuracy_mean"], width, yerr=100 * part["gain_accuracy_std"].fillna(0),
+               capsize=2, label=method)
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xticks(np.arange(len(groups)))
+    ax.set_xticklabels([f"{classifier}\nK={shots}" for classifier, shots in groups], fontsize=8)
+    ax.set_ylabel("accuracy gain over none (points)")
+    dataset = data["dataset"].iloc[0]
+    ax.set_title(f"{dataset}: paired gain, mean, error bars ±1 sd over up to {int(data['seeds'].max())} seeds", fontsize=10)
+    ax.legend(fontsize=7, ncol=2)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -18,7 +18,7 @@ from typing import Any
 
 from benchmarks.fewshot.classifiers import classifier_class, pin_embeddings
 from benchmarks.fewshot.data import FewShotDataset, sample_k_shot
-from benchmarks.fewshot.methods import Method
+from benchmarks.fewshot.methods import Method, TrainingSet
 
 logger = logging.getLogger("benchmarks.fewshot")
 
@@ -54,11 +54,7 @@ def run_benchmark(
         if needs_valid and dataset.valid is None:
             raise ValueError(f"{dataset.name} has no valid split, needed to choose among classifier settings")
         if settings.classifier == "logreg":
-            start = time.perf_counter()
-            pin_embeddings(dataset.test["text"].tolist())
-            if needs_valid:
-                pin_embeddings(dataset.valid["text"].tolist())
-            logger.info("%s: embedded the evaluation splits in %.1f s", dataset.name, time.perf_counter() - start)
+            pin_evaluation_splits(dataset, needs_valid)
         for shots in settings.shots:
             for seed in settings.seeds:
                 sample = sample_k_shot(dataset.train, shots, seed)
@@ -76,8 +72,36 @@ def run_benchmark(
     return rows
 
 
+def pin_evaluation_splits(dataset: FewShotDataset, needs_valid: bool) -> None:
+    """Embed the test split (and valid when it is used) once for the frozen-encoder classifier."""
+    start = time.perf_counter()
+    pin_embeddings(dataset.test["text"].tolist())
+    if needs_valid:
+        pin_embeddings(dataset.valid["text"].tolist())
+    logger.info("%s: embedded the evaluation splits in %.1f s", dataset.name, time.perf_counter() - start)
+
+
 def run_one(dataset, sample, shots, seed, method: Method, settings: RunSettings, needs_valid: bool) -> dict:
-    """Augment ``sample`` with ``method``, train, and score on the test split.
+    """Augment ``sample`` with ``method``, train, and score on the test split (see :func:`evaluate`)."""
+    start = time.perf_counter()
+    training = method.training_set(sample, settings.n, seed)
+    return evaluate(dataset, training, shots, seed, method.label, settings.classifier, settings.classifier_grid,
+                    needs_valid, augment_seconds=time.perf_counter() - start)
+
+
+def evaluate(
+    dataset: FewShotDataset,
+    training: TrainingSet,
+    shots: int,
+    seed: int,
+    method_label: str,
+    classifier_name: str,
+    grid: Sequence[dict[str, Any]],
+    needs_valid: bool,
+    augment_seconds: float = 0.0,
+) -> dict:
+    """Train ``classifier_name`` on ``training`` with each parameter set of ``grid``, keep the
+    best on the valid split (when there are several or ``needs_valid``), score on test.
 
     The row: dataset, classifier, shots, seed, method, accuracy, macro_f1 (on test, as
     fractions), train_examples, augmented_examples, seconds (augmentation, training and
@@ -85,39 +109,65 @@ def run_one(dataset, sample, shots, seed, method: Method, settings: RunSettings,
     split is used, valid_accuracy and valid_macro_f1.
     """
     start = time.perf_counter()
-    training = method.training_set(sample, settings.n, seed)
-    augmented_at = time.perf_counter()
     best = None
-    for params in settings.classifier_grid:
-        classifier = _classifier(settings.classifier, params, seed)
-        classifier.fit(training.texts, training.labels, training.weights)
+    head_params = getattr(classifier_class(classifier_name), "HEAD_PARAMS", ())
+    trained: dict[tuple, Any] = {}  # one trained body per setting of the other parameters
+    for params in grid:
+        body_key = tuple(sorted((key, repr(value)) for key, value in params.items() if key not in head_params))
+        if body_key in trained:
+            classifier = trained[body_key].with_head(**{key: params[key] for key in head_params if key in params})
+        else:
+            classifier = _classifier(classifier_name, params, seed)
+            fit(classifier, training)
+            trained[body_key] = classifier
         valid = score(dataset.valid, classifier) if needs_valid else None
+        if valid is not None and len(grid) > 1:
+            logger.debug("%s %s: valid accuracy %.4f with %s", dataset.name, classifier_name, valid[0], params)
         if best is None or (valid is not None and valid[0] > best[2][0]):
             best = (params, classifier, valid)
     params, classifier, valid = best
     accuracy, macro_f1 = score(dataset.test, classifier)
-    seconds = time.perf_counter() - start
+    seconds = augment_seconds + time.perf_counter() - start
     row = {
         "dataset": dataset.name,
-        "classifier": settings.classifier,
+        "classifier": classifier_name,
         "shots": shots,
         "seed": seed,
-        "method": method.label,
+        "method": method_label,
         "accuracy": round(accuracy, 6),
         "macro_f1": round(macro_f1, 6),
         "train_examples": len(training.texts),
         "augmented_examples": training.augmented,
         "seconds": round(seconds, 2),
-        "augment_seconds": round(augmented_at - start, 2),
+        "augment_seconds": round(augment_seconds, 2),
         "params": " ".join(f"{key}={value}" for key, value in params.items()),
     }
     if valid is not None:
         row["valid_accuracy"], row["valid_macro_f1"] = round(valid[0], 6), round(valid[1], 6)
     logger.info(
-        "%s K=%d seed=%d %-40s acc %.4f  macro-F1 %.4f  rows %5d  %.1f s",
-        dataset.name, shots, seed, method.label, accuracy, macro_f1, len(training.texts), seconds,
+        "%s %s K=%d seed=%d %-40s acc %.4f  macro-F1 %.4f  rows %5d  %.1f s",
+        dataset.name, classifier_name, shots, seed, method_label, accuracy, macro_f1, len(training.texts), seconds,
     )
     return row
+
+
+def takes_pairs(classifier_name: str) -> bool:
+    """Whether the classifier can take augmentation as positive pairs (its ``fit`` has
+    ``paraphrase_of``), which ``@into=pairs`` methods need."""
+    return _fit_takes_pairs(classifier_class(classifier_name))
+
+
+def _fit_takes_pairs(cls: type) -> bool:
+    return "paraphrase_of" in inspect.signature(cls.fit).parameters
+
+
+def fit(classifier, training: TrainingSet):
+    """``classifier.fit`` on a training set; ``into=pairs`` passes ``paraphrase_of``."""
+    if training.into == "pairs":
+        if not _fit_takes_pairs(type(classifier)):
+            raise ValueError(f"{type(classifier).__name__} does not train on pairs; @into=pairs needs e.g. setfit")
+        return classifier.fit(training.texts, training.labels, training.weights, paraphrase_of=training.paraphrase_of)
+    return classifier.fit(training.texts, training.labels, training.weights)
 
 
 def score(split, classifier) -> tuple[float, float]:
