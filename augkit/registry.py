@@ -23,7 +23,7 @@ RESERVED_PARAMETERS = frozenset(
 #: The commands of augkit's own command line (``augkit.cli``); a plugin command cannot take
 #: these names. ``train`` runs the training targets plugins register
 #: (``register_training_targets``), so that several plugins can add one each.
-BUILTIN_COMMANDS = frozenset({"list", "info", "augment", "evaluate", "train"})
+BUILTIN_COMMANDS = frozenset({"list", "info", "augment", "evaluate", "train", "tune"})
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 #: What a command or training target registers: ``add_arguments(parser)`` fills its parser,
 #: ``run(args)`` executes it and returns the exit code.
