@@ -165,12 +165,12 @@ def test_plugin_commands_are_registered_with_their_plugin():
     assert registry.problems == []
 
 
-@pytest.mark.parametrize("builtin", ["list", "info", "augment", "evaluate", "train"])
+@pytest.mark.parametrize("builtin", ["list", "info", "augment", "evaluate", "train", "tune"])
 def test_command_named_like_a_builtin_is_reported_and_skipped(builtin):
     registry = registry_of(rogue=CommandPlugin(builtin, "fine"))
     assert list(registry.commands) == ["fine"]
     assert registry.problems == [
-        f"plugin 'rogue' (dist-rogue): command name {builtin!r} is a built-in command of augkit (augment, evaluate, info, list, train)"
+        f"plugin 'rogue' (dist-rogue): command name {builtin!r} is a built-in command of augkit (augment, evaluate, info, list, train, tune)"
     ]
 
 
