@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from augkit.cli import main
-from augkit.plugin import edit_distance_ratio
+from augkit.plugin import clear_model_cache, edit_distance_ratio
 
 COLUMNS = ["source", "paraphrase", "translation", "dual_score", "forward_logprob", "reverse_logprob", "edit_ratio", "row"]
 
@@ -48,6 +48,7 @@ def test_monolingual_run_writes_the_documented_columns_best_first(tmp_path, tabl
 
 def test_the_ctranslate2_runtime_writes_the_same_pairs(tmp_path, table, tiny_marian_pair, capsys, monkeypatch):
     monkeypatch.setenv("AUGKIT_CACHE_DIR", str(tmp_path / "cache"))
+    clear_model_cache()  # models loaded by earlier tests would not be converted into this cache
     written = {}
     for runtime in ("transformers", "ctranslate2"):
         written[runtime] = tmp_path / f"{runtime}.csv"

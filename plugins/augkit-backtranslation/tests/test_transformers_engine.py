@@ -10,7 +10,7 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 import augkit  # noqa: E402
-from augkit.plugin import edit_distance_ratio, load_seq2seq  # noqa: E402
+from augkit.plugin import clear_model_cache, edit_distance_ratio, load_seq2seq  # noqa: E402
 
 from augkit_backtranslation.round_trip import GenerationSettings, TransformersEngine  # noqa: E402
 
@@ -101,6 +101,7 @@ def test_the_output_does_not_depend_on_batch_size_or_workers(model_templates, ba
 
 def test_the_ctranslate2_runtime_gives_the_same_rows_with_no_other_change(model_templates, banking77_10shot, tmp_path, monkeypatch):
     monkeypatch.setenv("AUGKIT_CACHE_DIR", str(tmp_path))
+    clear_model_cache()  # models loaded by earlier tests would not be converted into this cache
     frame = banking77_10shot.head(8)
     reference = augment_frame(frame, model_templates, n=2)
     converted = augment_frame(frame, model_templates, n=2, params={"runtime": "ctranslate2", "compute_type": "float32"})
