@@ -110,9 +110,9 @@ def test_a_row_without_any_candidate_has_its_own_entry_saying_why(banking):
     generated = trace[trace.fate != "none"]
     assert (generated.reason == "").all() and len(generated) == out.attrs["augkit_report"]["candidates"]["generated"]
     assert set(trace.source) == set(range(len(texts))), "every row appears in the trace"
-    _, in_workers = augkit.augment(pd.DataFrame({"text": texts}), Pipeline(_SaysWhy(), ["dedup"]), n=2, seed=0,
-                                   trace=True, batch_size=5, workers=2)
-    pd.testing.assert_frame_equal(trace, in_workers)
+    _, rebatched = augkit.augment(pd.DataFrame({"text": texts}), Pipeline(_SaysWhy(), ["dedup"]), n=2, seed=0,
+                                  trace=True, batch_size=5)
+    pd.testing.assert_frame_equal(trace, rebatched)
     datasets = pytest.importorskip("datasets")
     _, from_dataset = augkit.augment(datasets.Dataset.from_dict({"text": texts}), Pipeline(_SaysWhy(), ["dedup"]),
                                      n=2, seed=0, trace=True)
