@@ -78,7 +78,9 @@ def run_pipeline(
                 _prepare(pipeline, texts, row_context, todo, n=n, seed=options.seed)
             positions = [todo[start : start + batch_size] for start in range(0, len(todo), batch_size)]
             batches = (([texts[i] for i in batch], row_context.take(batch)) for batch in positions)
-            for batch, outcome in zip(positions, run_batches(pipeline, batches, options, total=len(positions))):
+            # strict: after the last batch, the outcomes are read to their end, so that a worker pool
+            # finishes as a finished run (not as one stopped early, whose workers are killed)
+            for batch, outcome in zip(positions, run_batches(pipeline, batches, options, total=len(positions)), strict=True):
                 if traces is not None:
                     for index, entries in zip(batch, outcome.traces):
                         for entry in entries:

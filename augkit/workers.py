@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -46,9 +47,11 @@ def run_batches(
     # locks) is lost or deadlocks it: while the pool runs, it is only remembered, and the
     # caller stops at its next batch boundary (augkit.termination.stop_if_terminated).
     with deferred_termination():
-        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_set_worker_pipeline, initargs=(pipeline, threads))
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_set_worker_pipeline,
+                                   initargs=(pipeline, threads, _signal_mask()))
         finished = False
         try:
+            _start_workers(pool)
             tasks = ((texts, batch_context, options) for texts, batch_context in batches)
             chunksize = 16 if total is None else max(1, min(16, total // (workers * 4)))
             for rows, reasons, counts, traces in pool.map(_run_in_worker, tasks, chunksize=chunksize):
@@ -61,6 +64,33 @@ def run_batches(
             pool.shutdown(wait=True, cancel_futures=True)
 
 
+#: Signals whose Python handlers a worker must not run before it is set up: the parent's
+#: handlers (augkit's, or one a library installed, as ``ray.init`` does for SIGTERM with
+#: ``sys.exit``) raise, and an exception raised in a just-forked child before
+#: multiprocessing's ``_bootstrap`` takes over escapes into the copy of the parent's stack:
+#: the worker then runs on as a second copy of the caller's program.
+_HELD_AT_FORK = frozenset(getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGALRM") if hasattr(signal, name))
+_CAN_HOLD = hasattr(signal, "pthread_sigmask")  # not on Windows, where workers are spawned
+
+
+def _start_workers(pool: ProcessPoolExecutor) -> None:
+    """Fork the pool's workers now, with the held signals blocked: a signal sent meanwhile
+    waits (in the parent, and in a worker until :func:`_set_worker_pipeline` has put its
+    handlers right) instead of running a handler at a point that cannot take it."""
+    if not _CAN_HOLD:
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_AT_FORK)
+    try:
+        pool.submit(int).result()  # a fork pool starts every worker at its first task
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def _signal_mask() -> frozenset[int] | None:
+    """The signals this thread blocks now (None where signal masks do not exist)."""
+    return frozenset(signal.pthread_sigmask(signal.SIG_BLOCK, ())) if _CAN_HOLD else None
+
+
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
     """End the pool's worker processes now rather than after the batches they hold."""
     for process in list(getattr(pool, "_processes", {}).values()):  # no public way to reach them
@@ -68,12 +98,18 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
             process.terminate()
 
 
-def _set_worker_pipeline(pipeline: Pipeline, threads: int) -> None:
+def _set_worker_pipeline(pipeline: Pipeline, threads: int, signal_mask: frozenset[int] | None) -> None:
     """Worker start: keep the pipeline, and share the cores among workers. Model-backed
     filters compute with torch, whose thread pool would otherwise claim every core in every
     worker, and oversubscribed cores make it many times slower."""
     global _worker_pipeline
     _worker_pipeline = pipeline
+    # SIGTERM ends a worker as it means (its parent reports the run's end), whatever handler
+    # the parent had; then the signals held while it was forked are let in (the caller's
+    # own mask is kept).
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if signal_mask is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, signal_mask)
     os.environ["OMP_NUM_THREADS"] = str(threads)
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(threads)

@@ -113,6 +113,9 @@ def test_a_row_without_any_candidate_has_its_own_entry_saying_why(banking):
     _, rebatched = augkit.augment(pd.DataFrame({"text": texts}), Pipeline(_SaysWhy(), ["dedup"]), n=2, seed=0,
                                   trace=True, batch_size=5)
     pd.testing.assert_frame_equal(trace, rebatched)
+    _, in_workers = augkit.augment(pd.DataFrame({"text": texts}), Pipeline(_SaysWhy(), ["dedup"]), n=2, seed=0,
+                                   trace=True, batch_size=5, workers=2)
+    pd.testing.assert_frame_equal(trace, in_workers)
     datasets = pytest.importorskip("datasets")
     _, from_dataset = augkit.augment(datasets.Dataset.from_dict({"text": texts}), Pipeline(_SaysWhy(), ["dedup"]),
                                      n=2, seed=0, trace=True)
