@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+import threading
+
 from augkit.errors import MissingDependencyError
 
 RAY_EXTRA = "the Ray backend needs ray: pip install 'augkit[ray]'"
@@ -17,7 +20,12 @@ def connect(address: str | None = None) -> None:
     if ray.is_initialized():
         return
     options = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
-    if address:
-        ray.init(address=address, **options)
-    else:
-        ray.init(**options)
+    # ray.init replaces this process's SIGTERM handler with one that calls sys.exit: a handler
+    # of the caller's own (augkit's command line reports the run's end on SIGTERM) is kept;
+    # where SIGTERM had its default action, Ray's stays.
+    sigterm = signal.getsignal(signal.SIGTERM)
+    try:
+        ray.init(**({"address": address} if address else {}), **options)
+    finally:
+        if callable(sigterm) and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, sigterm)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import sys
 import time
 
@@ -15,6 +16,7 @@ import pytest
 
 import augkit
 from augkit.cli import main
+from augkit.termination import terminate_like_interrupt
 
 ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.slow
@@ -22,12 +24,30 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():
+    sigterm = signal.getsignal(signal.SIGTERM)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     from ray import cloudpickle
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the test augmenters travel to the actors
     yield
     ray.shutdown()
+    signal.signal(signal.SIGTERM, sigterm)  # ray.init left its own (sys.exit) for later tests
+
+
+def test_connecting_keeps_the_callers_sigterm_handler(monkeypatch):
+    """ray.init installs a SIGTERM handler calling sys.exit (a fake stands in for it here, as
+    this module's Ray is started already): augkit's command line keeps its own."""
+    from augkit.ray_backend import connect
+
+    def init_like_ray(**options):
+        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(signum))
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", init_like_ray)
+    with terminate_like_interrupt():
+        handler = signal.getsignal(signal.SIGTERM)
+        connect()
+        assert signal.getsignal(signal.SIGTERM) is handler
 
 
 @pytest.fixture(scope="module")
