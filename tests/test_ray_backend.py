@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import random
 import signal
+import subprocess
 import sys
 import time
 
@@ -157,3 +158,22 @@ def test_the_command_line_backend_writes_the_local_bytes(tmp_path, frame):
                      "--backend", backend, "--workers", "2", "--cpus-per-worker", "0.5", "-o", str(out), "--no-progress"]) == 0
         outputs[backend] = out.read_bytes()
     assert outputs["ray"] == outputs["local"]
+
+
+def test_a_terminated_ray_run_reports_like_a_local_one(tmp_path, shared_data):
+    """SIGTERM to `augkit augment --backend ray` once its own Ray instance runs: exit 143 and
+    the resume message, as without Ray (Ray's handlers made it abort with 134)."""
+    path = tmp_path / "in.csv"
+    texts = (shared_data / "clinc150" / "jianguoz" / "train" / "seq.in").read_text(encoding="utf-8").splitlines()
+    pd.DataFrame({"text": texts[:3000]}).to_csv(path, index=False)
+    log = tmp_path / "stderr.txt"
+    with log.open("w") as stderr:
+        process = subprocess.Popen([sys.executable, "-m", "augkit.cli", "augment", str(path), "-m", "eda", "-n", "4",
+                                    "--seed", "0", "--backend", "ray", "--workers", "2", "--chunk-rows", "200",
+                                    "-o", str(tmp_path / "out.csv"), "--no-progress"], stderr=stderr)
+        deadline = time.monotonic() + 180
+        while "Dataset" not in log.read_text() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.5)  # Ray has started and runs the first chunk
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=120) == 143, log.read_text()[-2000:]
+    assert "terminated (SIGTERM)" in log.read_text() and "--resume" in log.read_text()
