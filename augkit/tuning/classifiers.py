@@ -50,13 +50,16 @@ class _LogisticRegressionHead:
     def prepare(self, texts) -> None:
         """Nothing to learn by default."""
 
-    def fit(self, features, labels, weights, C):
+    def fit(self, features, labels, weights, C, class_weight: str | None = None):
+        """A fitted ``LogisticRegression`` (``class_weight``: scikit-learn's, multiplied into
+        ``weights``)."""
         import numpy as np
         from sklearn.linear_model import LogisticRegression
         from threadpoolctl import threadpool_limits
 
+        model = LogisticRegression(C=C, class_weight=class_weight, max_iter=self.max_iter)
         with threadpool_limits(1):
-            return LogisticRegression(C=C, max_iter=self.max_iter).fit(features, np.asarray(labels), sample_weight=np.asarray(weights))
+            return model.fit(features, np.asarray(labels), sample_weight=np.asarray(weights))
 
 
 class EmbeddingClassifier(_LogisticRegressionHead):

@@ -57,15 +57,16 @@ class EmbeddingLogisticRegression:
         self.max_iter = max_iter
 
     def fit(self, texts, labels, sample_weight=None):
-        from sklearn.linear_model import LogisticRegression
-        from threadpoolctl import threadpool_limits
+        # The fit is augkit tune's (one BLAS thread: a fit on small matrices is 20 times
+        # slower when spinning threads share the cores with another process: 0.24 s against
+        # 4.9 s, measured); the features are this benchmark's pinned embeddings.
+        from augkit.tuning.classifiers import EmbeddingClassifier
 
-        features = embed(texts)
-        self.model_ = LogisticRegression(C=self.C, class_weight=self.class_weight, max_iter=self.max_iter)
-        # One BLAS/OpenMP thread: the matrices are small, and spinning threads slow a fit
-        # 20-fold when another process shares the cores (0.24 s against 4.9 s, measured).
-        with threadpool_limits(1):
-            self.model_.fit(features, np.asarray(labels), sample_weight=sample_weight)
+        texts = list(texts)
+        head = EmbeddingClassifier()
+        head.max_iter = self.max_iter
+        weights = np.ones(len(texts)) if sample_weight is None else np.asarray(sample_weight)
+        self.model_ = head.fit(embed(texts), list(labels), weights, self.C, class_weight=self.class_weight)
         return self
 
     def predict(self, texts):
