@@ -180,7 +180,7 @@ def _augment_chunks(job: FileJob, pipeline: Any, state: AugmentJob) -> list[dict
                         traced = trace_frame(report.trace or [], pipeline.score_names)
                         candidates = candidates_traced(report.trace or [])
                         chunk_parts.append(ChunkPart("trace", trace_fmt, functools.partial(write_chunk, traced, fmt=trace_fmt),
-                                                     len(traced), {"candidates": candidates, "rows_without": len(traced) - candidates}))
+                                                     len(traced), {"candidates": candidates}))
                     record = state.save_chunk(index, chunk_parts, report, [str(c) for c in out.columns])
                 else:
                     bar.update(len(chunk))
@@ -209,10 +209,10 @@ def _check_records(records: list[dict[str, Any]], rows_read: int, *, traced: boo
     if traced:
         traced_rows = sum(r["trace"]["rows"] for r in records)
         traced = sum(r["trace"].get("candidates", 0) for r in records)
-        without = sum(r["trace"].get("rows_without", 0) for r in records)
+        without = traced_rows - traced  # the other trace rows: one per row that got no candidate
         generated = sum(r["candidates"].get("generated", 0) for r in records)
         unaugmented = sum(r["rows_read"] - r["rows_augmented"] for r in records)
-        if traced_rows != traced + without or traced != generated or without > unaugmented:
+        if traced != generated or not 0 <= without <= unaugmented:
             raise JobDamagedError(f"the trace chunks hold {traced_rows} rows: {traced} candidates for {generated} generated, "
                                   f"{without} rows without any (of {unaugmented} not augmented); "
                                   "neither the trace nor the output was written")
