@@ -63,10 +63,10 @@ class CTranslate2Seq2Seq(Seq2SeqModel):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r}, device={self.device!r}, compute_type={self.compute_type!r})"
 
-    def generate(self, texts: Sequence[str], **options: Any):
-        if options.get("do_sample"):
+    def _generation_options(self, num_beams, num_return, do_sample, *rest) -> dict:
+        if do_sample:
             raise InvalidParameterError(SAMPLING_REFUSED)
-        return super().generate(texts, **options)
+        return super()._generation_options(num_beams, num_return, do_sample, *rest)
 
     def _generate_batch(self, batch: list[_Unit], options: dict, num_return: int, seed: int | None,
                         skip_special_tokens: bool = True, banned: list[tuple[int, ...]] | None = None) -> list[list[str]]:

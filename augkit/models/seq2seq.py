@@ -150,10 +150,10 @@ class Seq2SeqModel(LoadedModel):
         _check_generation_options(num_beams, num_return, do_sample, top_p, seeds, len(texts), top_k)
         probability = _checked_probability(forbid_source_unigrams)
         _checked_unigram_sources(unigram_sources, texts)
+        options = self._generation_options(num_beams, num_return, do_sample, top_p, top_k, max_new_tokens, min_new_tokens)
         limit = self._limit(max_input_tokens)
         units, split, truncated = self._units(texts, limit, long_inputs)
         _warn_long_inputs(self.name, limit, split, truncated, len(texts))
-        options = self._generation_options(num_beams, num_return, do_sample, top_p, top_k, max_new_tokens, min_new_tokens)
         banned: list[tuple[int, ...]] | None = None
         if probability > 0:
             banned = self.forbidden_unigrams(texts, probability, seeds=seeds, unigram_sources=unigram_sources)
@@ -244,6 +244,8 @@ class Seq2SeqModel(LoadedModel):
         return never
 
     def _generation_options(self, num_beams, num_return, do_sample, top_p, top_k, max_new_tokens, min_new_tokens) -> dict:
+        """The decoding options of one :meth:`generate` call (a runtime refuses here what it
+        cannot do)."""
         options: dict[str, Any] = {"num_return_sequences": num_return, "do_sample": do_sample}
         options["num_beams"] = 1 if do_sample else num_beams
         if do_sample and top_p is not None:
