@@ -1,8 +1,9 @@
 """The CTranslate2 engine of the seq2seq runtime: converted once into augkit's cache and
 reused (a changed model converted again, a converted folder used as it is, a failed
 conversion leaving nothing), outputs independent of the batch, scores equal to the
-transformers engine's in float32, per-input bans and length limits kept, sampling refused
-with a reason; on the tiny random Marian and T5 models."""
+transformers engine's in float32, per-input bans and length limits kept, sampling seeded by
+each row's seed (augkit's own draws on CTranslate2's logits, top-k and top-p as transformers
+computes them); on the tiny random Marian and T5 models."""
 
 from __future__ import annotations
 
@@ -145,10 +146,49 @@ def test_per_input_bans_and_length_limits_are_kept(forward_model, texts, monkeyp
     assert produced == [11] * 16
 
 
-def test_sampling_wrong_settings_and_long_inputs_are_explained(forward_model, texts):
+@pytest.mark.parametrize("compute_type", ["float32", "int8"])
+def test_samples_follow_each_rows_seed_whatever_the_batch(forward_model, texts, compute_type):
+    model = load_seq2seq(forward_model, device="cpu", runtime="ctranslate2", compute_type=compute_type)
+    rows, seeds = texts[:8], list(range(100, 108))
+    together = model.generate(rows, do_sample=True, num_return=3, seeds=seeds, max_new_tokens=10).texts
+    assert all(len(outputs) == 3 for outputs in together)
+    assert model.generate(rows[2:5], do_sample=True, num_return=3, seeds=seeds[2:5], max_new_tokens=10).texts == together[2:5]
+    assert model.generate(rows, do_sample=True, num_return=3, seeds=seeds, max_new_tokens=10).texts == together
+    other_seeds = model.generate(rows, do_sample=True, num_return=3, seeds=[s + 1 for s in seeds], max_new_tokens=10).texts
+    assert other_seeds != together
+    assert sum(len(set(outputs)) for outputs in together) > len(rows), "the three samples of a row differ"
+
+
+def test_sampling_from_the_likeliest_token_only_is_greedy_search(forward_model, texts):
+    model = load_seq2seq(forward_model, device="cpu", runtime="ctranslate2", compute_type="float32")
+    greedy = model.generate(texts[:16], num_beams=1).texts
+    assert model.generate(texts[:16], do_sample=True, top_k=1, seeds=list(range(16))).texts == greedy
+    assert model.generate(texts[:16], do_sample=True, top_p=1e-9, seeds=list(range(16))).texts == greedy
+
+
+@pytest.mark.parametrize(("top_k", "top_p", "temperature"), [(None, 1.0, 1.0), (5, 1.0, 1.0), (None, 0.9, 1.0), (50, 0.8, 0.7)])
+def test_the_sampling_distribution_is_transformers_one(top_k, top_p, temperature):
+    import numpy as np
+    import torch
+    from transformers.generation.logits_process import TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper
+
+    from augkit.models.ct2_sampling import SamplingSettings, next_token_probabilities
+
+    logits = np.random.default_rng(7).normal(scale=3.0, size=(6, 400))
+    settings = SamplingSettings(top_k=top_k, top_p=top_p, temperature=temperature, max_new=8, min_new=0, end_token="</s>",
+                                forced_end=False)
+    warped = torch.tensor(logits)
+    for warper in [TemperatureLogitsWarper(temperature), *([TopKLogitsWarper(top_k)] if top_k else []),
+                   *([TopPLogitsWarper(top_p)] if top_p < 1 else [])]:
+        warped = warper(None, warped)
+    expected = torch.softmax(warped, dim=-1).numpy()
+    ours = np.stack([next_token_probabilities(row, settings) for row in logits])
+    np.testing.assert_allclose(ours, expected, atol=1e-9)
+    assert ((ours > 0).sum(axis=1) < 400).all() == (top_k is not None or top_p < 1)
+
+
+def test_wrong_settings_and_long_inputs_are_explained(forward_model, texts):
     model = load_seq2seq(forward_model, device="cpu", runtime="ctranslate2")
-    with pytest.raises(InvalidParameterError, match="use runtime='transformers' to sample"):
-        model.generate(texts[:2], do_sample=True, seeds=[0, 1])
     with pytest.raises(InvalidParameterError, match="compute_type must be one of auto, int8"):
         load_seq2seq(forward_model, device="cpu", runtime="ctranslate2", compute_type="int4")
     with pytest.raises(InvalidParameterError, match="runtime must be one of transformers, ctranslate2"):

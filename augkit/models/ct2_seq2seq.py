@@ -9,10 +9,12 @@ instead of torch. What differs, and why:
   finished) and length normalisation are its own, so outputs may differ from the
   transformers engine on near-ties (docs/models.md gives the measured agreement).
   Outputs do not depend on the batch (tested: each input alone and in batches).
-- **Sampling** is refused with a clear error: CTranslate2 draws from one random generator
-  per worker thread, seeded once when the thread first samples, so a row's samples cannot be
-  tied to the row's seed; augkit would lose "same seed, same output". Use the transformers
-  engine for sampling.
+- **Sampling** is augkit's own, step by step on CTranslate2's logits (see
+  :mod:`augkit.models.ct2_sampling`): CTranslate2's sampler draws from one random generator
+  per worker thread, seeded once, which no row's seed can reach. Same seed, same samples,
+  whatever the batch; other samples than the transformers engine's for the same seed (numpy
+  draws them, not torch), from the same distribution; slower per token than beam search, as
+  each step decodes the prefix again.
 - **Constraints**: the model's single-token ``bad_words_ids`` and per-input bans (Bart-uni)
   become ``suppress_sequences`` (an input with bans of its own is decoded alone, since
   CTranslate2 takes one list per call); ``min_new_tokens`` is ``min_decoding_length``;
@@ -32,12 +34,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from augkit.errors import InvalidParameterError, MissingDependencyError
+from augkit.models.ct2_sampling import SamplingSettings, logits_step, sample_sequences
 from augkit.models.seq2seq import Seq2SeqModel, _Unit
 
 #: Compute types augkit accepts for CTranslate2 on a CPU (``auto``: CTranslate2's fastest).
 COMPUTE_TYPES = ("auto", "int8", "int8_float32", "int16", "float32")
-SAMPLING_REFUSED = ("runtime='ctranslate2' does beam search and n-best lists only: CTranslate2 seeds its sampler once per "
-                    "worker thread, so samples could not follow each row's seed; use runtime='transformers' to sample")
 
 
 class CTranslate2Seq2Seq(Seq2SeqModel):
@@ -45,9 +46,10 @@ class CTranslate2Seq2Seq(Seq2SeqModel):
     ``load_seq2seq(spec, runtime="ctranslate2", compute_type=..., threads=...)``."""
 
     def __init__(self, name: str, translator: Any, tokenizer: Any, device: str, *, hf_config: Any,
-                 generation_config: Any, compute_type: str, target_vocabulary: frozenset[str]):
+                 generation_config: Any, compute_type: str, target_vocabulary: Sequence[str]):
         super().__init__(name, translator, tokenizer, device)
-        self._target_vocabulary = target_vocabulary
+        self._target_tokens = tuple(target_vocabulary)  # in the order of the decoder's logits
+        self._target_vocabulary = frozenset(target_vocabulary)
         self._hf_config = hf_config
         self._generation_config = generation_config
         self.compute_type = compute_type
@@ -63,14 +65,14 @@ class CTranslate2Seq2Seq(Seq2SeqModel):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r}, device={self.device!r}, compute_type={self.compute_type!r})"
 
-    def _generation_options(self, num_beams, num_return, do_sample, *rest) -> dict:
-        if do_sample:
-            raise InvalidParameterError(SAMPLING_REFUSED)
-        return super()._generation_options(num_beams, num_return, do_sample, *rest)
-
     def _generate_batch(self, batch: list[_Unit], options: dict, num_return: int, seed: int | None,
                         skip_special_tokens: bool = True, banned: list[tuple[int, ...]] | None = None) -> list[list[str]]:
         sources = [self.tokenizer.convert_ids_to_tokens(list(unit.ids)) for unit in batch]
+        if options["do_sample"]:  # a batch holds the pieces of one input: one list of bans
+            step = logits_step(self.model, sources, self._suppressed(banned[0] if banned else ()))
+            sampled = sample_sequences(step, len(sources), num_return, self._sampling_settings(options),
+                                       self._target_tokens, seed)
+            return [[self._decode(tokens, skip_special_tokens) for tokens in sequences] for sequences in sampled]
         common = self._decoding_options(options, num_return)
         if banned is None or not any(banned):
             results = self.model.translate_batch(sources, suppress_sequences=self._suppressed(()), **common)
@@ -92,6 +94,20 @@ class CTranslate2Seq2Seq(Seq2SeqModel):
         return {"beam_size": options["num_beams"], "num_hypotheses": num_return, "max_decoding_length": max(1, int(max_new)),
                 "min_decoding_length": int(min_new), "length_penalty": float(generation.length_penalty or 1.0),
                 "max_input_length": 0}
+
+    def _sampling_settings(self, options: dict) -> SamplingSettings:
+        """Sampling as transformers does it for this model: its generation config's top-k
+        (50 unless set), top-p and temperature unless the call gives them, its lengths, and
+        its forced end of sequence on the last step."""
+        generation = self._generation_config
+        max_new = options.get("max_new_tokens") or generation.max_new_tokens or max(1, (generation.max_length or 256) - 1)
+        min_new = min(options.get("min_new_tokens", generation.min_new_tokens) or 0, max_new)
+        top_k = options["top_k"] if "top_k" in options else generation.top_k
+        top_p = options["top_p"] if "top_p" in options else generation.top_p
+        return SamplingSettings(top_k=top_k or None, top_p=1.0 if top_p is None else float(top_p),
+                                temperature=float(generation.temperature or 1.0), max_new=int(max_new), min_new=int(min_new),
+                                end_token=self.tokenizer.eos_token,
+                                forced_end=options.get("forced_eos_token_id", generation.forced_eos_token_id) is not None)
 
     def _suppressed(self, bans: Sequence[int]) -> list[list[str]] | None:
         eos = self._generation_config.eos_token_id
@@ -152,15 +168,16 @@ def load_ctranslate2(source: Any, device: str, compute_type: str, threads: int |
                               target_vocabulary=_target_vocabulary(folder))
 
 
-def _target_vocabulary(folder: Any) -> frozenset[str]:
-    """The tokens the converted decoder can produce (its ``*_vocabulary.json`` or ``.txt``)."""
+def _target_vocabulary(folder: Any) -> list[str]:
+    """The tokens the converted decoder can produce, in the order of its logits (its
+    ``*_vocabulary.json`` or ``.txt``)."""
     import json
 
     for name in ("target_vocabulary", "shared_vocabulary"):
         if (folder / f"{name}.json").is_file():
-            return frozenset(json.loads((folder / f"{name}.json").read_text(encoding="utf-8")))
+            return json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
         if (folder / f"{name}.txt").is_file():
-            return frozenset((folder / f"{name}.txt").read_text(encoding="utf-8").splitlines())
+            return (folder / f"{name}.txt").read_text(encoding="utf-8").splitlines()
     raise InvalidParameterError(f"{folder} has no target or shared vocabulary file: not a CTranslate2 translation model")
 
 
