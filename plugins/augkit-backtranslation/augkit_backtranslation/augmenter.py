@@ -83,7 +83,7 @@ class BackTranslation(augkit.Augmenter):
     runtime : str
         What runs the ``transformers`` engine's models: ``transformers`` (torch) or
         ``ctranslate2`` (CTranslate2's C++ decoder: converted once into augkit's cache;
-        beam search only, so not with ``sample``). See docs/models.md.
+        sampling seeded per row as on torch, with other samples). See docs/models.md.
     compute_type : str
         CTranslate2's weights: ``auto``, ``int8``, ``int8_float32``, ``int16`` or ``float32``.
     threads : int or None
@@ -144,9 +144,6 @@ class BackTranslation(augkit.Augmenter):
         self.threads = threads
         if runtime not in RUNTIMES:
             raise augkit.InvalidParameterError(f"runtime must be one of {', '.join(RUNTIMES)}, got {runtime!r}")
-        if runtime == "ctranslate2" and sample:
-            raise augkit.InvalidParameterError("sample=True needs runtime='transformers': the ctranslate2 runtime does beam "
-                                               "search only (its sampler cannot follow each row's seed)")
         self.runtime = runtime
         self.compute_type = compute_type
         self._pivots = _pivot_list(pivots, engine)

@@ -113,6 +113,18 @@ def test_the_ctranslate2_runtime_gives_the_same_rows_with_no_other_change(model_
     assert len(list((tmp_path / "ctranslate2").iterdir())) == 2, "both models converted once, into the cache"
 
 
+def test_sampling_on_the_ctranslate2_runtime_follows_the_seed_whatever_the_batch(model_templates, banking77_10shot,
+                                                                                  tmp_path, monkeypatch):
+    monkeypatch.setenv("AUGKIT_CACHE_DIR", str(tmp_path))
+    clear_model_cache()
+    frame = banking77_10shot.head(6)
+    params = {"runtime": "ctranslate2", "compute_type": "float32", "sample": True, "max_new_tokens": 12}
+    sampled = augment_frame(frame, model_templates, n=2, params=params)
+    assert sampled.equals(augment_frame(frame, model_templates, n=2, batch_size=2, params=params))
+    assert not sampled.equals(augment_frame(frame, model_templates, n=2, params={**params, "sample": False}))
+    assert (sampled["augkit_method"] == "backtranslation").sum() > len(frame)
+
+
 def test_sampling_is_reproducible_per_seed_and_differs_across_seeds(model_templates, texts):
     sampled = engine(model_templates, scoring="none", k=2, sample=True, top_p=0.95)
     seeds = list(range(len(texts)))
@@ -140,7 +152,6 @@ def test_an_edit_ratio_nothing_reaches_leaves_the_rows_unaugmented_and_says_why(
         ({"k": 0}, "k must be an integer"),
         ({"engine": "transformers", "pivots": ""}, "pivots must be language codes"),
         ({"engine": "transformers", "runtime": "onnx"}, "runtime must be one of transformers, ctranslate2"),
-        ({"engine": "transformers", "runtime": "ctranslate2", "sample": True}, "sample=True needs runtime='transformers'"),
     ],
 )
 def test_bad_parameters_get_a_clear_error(options, message):

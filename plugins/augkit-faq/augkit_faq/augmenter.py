@@ -66,6 +66,10 @@ class FaqParaphraser(Augmenter):
     forbid_probability : float
         That probability, when forbid_source_unigrams is on (default 0.7: ProtAugment's
         p_mask).
+    runtime, compute_type : str
+        How a model generator runs: ``transformers`` (torch, default) or ``ctranslate2``
+        (converted once; ``compute_type`` ``auto``, ``int8``, ``float32``, ...). Seeded
+        sampling on both; other samples for the same seed.
     """
 
     name = "faq"
@@ -82,6 +86,8 @@ class FaqParaphraser(Augmenter):
         keep_duplicates: bool = False,
         forbid_source_unigrams: bool = False,
         forbid_probability: float = BART_UNI_PROBABILITY,
+        runtime: str = "transformers",
+        compute_type: str = "auto",
     ):
         if num_return is not None and (isinstance(num_return, bool) or not isinstance(num_return, int) or num_return < 1):
             raise InvalidParameterError(f"faq: num_return must be an integer >= 1 or None, got {num_return!r}")
@@ -94,9 +100,12 @@ class FaqParaphraser(Augmenter):
         self.device = device
         self.num_return = num_return
         self.keep_duplicates = bool(keep_duplicates)
+        self.runtime = runtime
+        self.compute_type = compute_type
         self._generator = resolve_generator(
             generator, top_k=top_k, top_p=top_p, max_length=max_length, device=device,
             forbid_source_unigrams=forbid_source_unigrams, forbid_probability=forbid_probability,
+            runtime=runtime, compute_type=compute_type,
         )
 
     def augment(self, text: str, n: int, rng: random.Random) -> list[str]:

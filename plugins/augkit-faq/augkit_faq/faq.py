@@ -114,6 +114,8 @@ def paraphrase_faq(
     progress: bool = False,
     screens: Sequence[str] = DEFAULT_SCREENS,
     forbid_source_unigrams: float = 0.0,
+    runtime: str = "transformers",
+    compute_type: str = "auto",
 ) -> FaqResult:
     """Augment an FAQ with paraphrases of its questions that keep their answers.
 
@@ -148,6 +150,10 @@ def paraphrase_faq(
         Bart-uni (ProtAugment's diverse decoding) with a model generator: each token of the
         question is forbidden in its candidates with this probability, drawn from the seed
         (0, default: off; ProtAugment's value is 0.7, :data:`BART_UNI_PROBABILITY`).
+    runtime, compute_type : str
+        How a model generator runs: ``"transformers"`` (torch) or ``"ctranslate2"``
+        (``compute_type`` ``auto``, ``int8``, ``float32``, ...); see
+        :class:`~augkit_faq.generators.Seq2SeqParaphraser`.
 
     Rows whose question is empty or missing are kept and not paraphrased; so are repeats of
     a question (its first row is paraphrased) -- a repeated question with different answers
@@ -162,7 +168,8 @@ def paraphrase_faq(
     if isinstance(forbid_source_unigrams, bool) or not isinstance(forbid_source_unigrams, (int, float)) or not 0 <= forbid_source_unigrams <= 1:
         raise InvalidParameterError(f"forbid_source_unigrams must be a probability between 0 and 1 (0: off), got {forbid_source_unigrams!r}")
     bart_uni = {"forbid_source_unigrams": True, "forbid_probability": float(forbid_source_unigrams)} if forbid_source_unigrams else {}
-    chosen_generator = resolve_generator(generator, top_k=top_k, top_p=top_p, max_length=max_length, device=device, **bart_uni)
+    chosen_generator = resolve_generator(generator, top_k=top_k, top_p=top_p, max_length=max_length, device=device,
+                                         runtime=runtime, compute_type=compute_type, **bart_uni)
     pipeline = faq_pipeline(
         chosen_generator, progress=progress, n=n, num_return=num_return, min_similarity=min_similarity,
         screens=screens, encoder=encoder, device=device,

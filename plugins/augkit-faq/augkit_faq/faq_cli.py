@@ -55,6 +55,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
              f"its candidates with probability P (default P when the flag is given: {BART_UNI_PROBABILITY}, ProtAugment's; "
              "default: off)",
     )
+    parser.add_argument("--runtime", default="transformers", choices=("transformers", "ctranslate2"),
+                        help="how a model generator runs: torch, or CTranslate2 (converted once; default: transformers)")
+    parser.add_argument("--compute-type", default="auto", choices=("auto", "int8", "int8_float32", "int16", "float32"),
+                        help="CTranslate2's weights (--runtime ctranslate2; default: auto)")
     parser.add_argument("--min-similarity", type=float, default=DEFAULT_MIN_SIMILARITY,
                         help=f"selection step (a): lowest similarity to the question (default: {DEFAULT_MIN_SIMILARITY})")
     parser.add_argument("--screens", default=",".join(DEFAULT_SCREENS), metavar="FILTER[,FILTER...]",
@@ -92,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
         num_return=args.num_return, top_k=args.top_k, top_p=args.top_p, max_length=args.max_length,
         min_similarity=args.min_similarity, encoder=args.encoder, device=args.device, progress=progress,
         screens=parse_screens(args.screens), forbid_source_unigrams=args.forbid_source_unigrams,
+        runtime=args.runtime, compute_type=args.compute_type,
     )
     write_table(result.table, args.output)
     if args.candidates:

@@ -79,6 +79,10 @@ class Seq2SeqParaphraser:
         ProtAugment's p_mask: :data:`BART_UNI_PROBABILITY`).
     device, dtype : str
         Where and in which precision the model runs (see :mod:`augkit.models`).
+    runtime, compute_type : str
+        ``"transformers"`` (torch; ``dtype`` applies) or ``"ctranslate2"`` (converted once,
+        ``compute_type`` ``auto``, ``int8``, ``int8_float32``, ``int16`` or ``float32``): the
+        same seeded sampling on either, other samples for the same seed.
     """
 
     def __init__(
@@ -92,7 +96,13 @@ class Seq2SeqParaphraser:
         forbid_probability: float = BART_UNI_PROBABILITY,
         device: str = "auto",
         dtype: str = "auto",
+        runtime: str = "transformers",
+        compute_type: str = "auto",
     ):
+        from augkit.plugin import SEQ2SEQ_RUNTIMES
+
+        if runtime not in SEQ2SEQ_RUNTIMES:
+            raise InvalidParameterError(f"runtime must be one of {', '.join(SEQ2SEQ_RUNTIMES)}, got {runtime!r}")
         if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0:
             raise InvalidParameterError(f"top_k must be an integer >= 0, got {top_k!r}")
         if isinstance(top_p, bool) or not isinstance(top_p, (int, float)) or not 0 < top_p <= 1:
@@ -109,12 +119,15 @@ class Seq2SeqParaphraser:
         self.forbid_probability = float(forbid_probability)
         self.device = device
         self.dtype = dtype
+        self.runtime = runtime
+        self.compute_type = compute_type
 
     def generate(self, questions: Sequence[str], num_return: int, seeds: Sequence[int], *, progress: bool = False) -> list[list[str]]:
         from augkit.plugin import ModelNotAvailableError, load_seq2seq
 
         try:
-            model = load_seq2seq(self.model, device=self.device, dtype=self.dtype)
+            model = load_seq2seq(self.model, device=self.device, dtype=self.dtype, runtime=self.runtime,
+                                 compute_type=self.compute_type)
         except ModelNotAvailableError as error:
             raise ModelNotAvailableError(
                 f"{error}\n  - or paraphrase without a model download: generator={OFFLINE_GENERATOR!r} "
@@ -178,13 +191,16 @@ def resolve_generator(
     forbid_source_unigrams: bool = False,
     forbid_probability: float = BART_UNI_PROBABILITY,
     device: str = "auto",
+    runtime: str = "transformers",
+    compute_type: str = "auto",
 ) -> QuestionGenerator:
     """The generator ``generator`` names.
 
     A :class:`QuestionGenerator` is used as it is. A string is, in this order: ``model:X``
     (the seq2seq model X), ``method:X`` (the augkit method or pipeline X), an existing
     directory (a model), a registered augkit method or pipeline string, else a hub model id.
-    ``forbid_source_unigrams`` (Bart-uni) needs a model: with a method it is an error.
+    ``forbid_source_unigrams`` (Bart-uni) and a ``runtime`` other than transformers need a
+    model: with a method they are an error.
     """
     _check_forbid_options(forbid_source_unigrams, forbid_probability)
     if isinstance(generator, QuestionGenerator):
@@ -199,7 +215,8 @@ def resolve_generator(
         raise InvalidParameterError(f"generator must be a model id or path, or an augkit method; got {generator!r}")
     generator = generator.strip()
     model_options = {"top_k": top_k, "top_p": top_p, "max_length": max_length, "device": device,
-                     "forbid_source_unigrams": forbid_source_unigrams, "forbid_probability": forbid_probability}
+                     "forbid_source_unigrams": forbid_source_unigrams, "forbid_probability": forbid_probability,
+                     "runtime": runtime, "compute_type": compute_type}
     if generator.startswith(MODEL_PREFIX):
         return Seq2SeqParaphraser(generator[len(MODEL_PREFIX):], **model_options)
     if not generator.startswith(METHOD_PREFIX) and (
@@ -210,6 +227,10 @@ def resolve_generator(
         raise InvalidParameterError(
             f"forbid_source_unigrams (Bart-uni) needs a seq2seq model generator, but {method!r} is an augkit "
             f"method; name a model (a hub id, a folder from `augkit train paraphraser`, or model:X) or turn it off")
+    if runtime != "transformers":
+        raise InvalidParameterError(
+            f"runtime={runtime!r} runs a seq2seq model generator, but {method!r} is an augkit method (give a method its "
+            f"own runtime, e.g. backtranslation(engine=transformers, runtime=ctranslate2)); name a model or leave runtime at transformers")
     return MethodParaphraser(method)
 
 

@@ -35,6 +35,25 @@ def test_samples_depend_only_on_the_question_and_its_seed(paraphraser, questions
     assert paraphraser.generate(questions[:1], 5, [7]) != paraphraser.generate(questions[:1], 5, [8])
 
 
+def test_the_ctranslate2_runtime_samples_by_each_questions_seed(tiny_t5, questions, tmp_path, monkeypatch):
+    """The thesis' T5 recipe on CTranslate2 (a tiny random T5 here): seeded as on torch."""
+    from augkit.plugin import clear_model_cache
+
+    monkeypatch.setenv("AUGKIT_CACHE_DIR", str(tmp_path))
+    clear_model_cache()
+    converted = FaqParaphraser(str(tiny_t5), max_length=10, device="cpu", runtime="ctranslate2", compute_type="float32")
+    seeds = list(range(100, 100 + len(questions)))
+    together = converted._generator.generate(questions, 4, seeds)
+    assert together == converted._generator.generate(questions[::-1], 4, seeds[::-1])[::-1]
+    assert together != converted._generator.generate(questions, 4, [s + 1 for s in seeds])
+    assert any(len(set(row)) > 1 for row in together)
+    assert len(list((tmp_path / "ctranslate2").iterdir())) == 1, "converted once, into the cache"
+    with pytest.raises(AugkitError, match="runtime='ctranslate2' runs a seq2seq model generator"):
+        resolve_generator("backtranslation", runtime="ctranslate2")
+    with pytest.raises(AugkitError, match="runtime must be one of transformers, ctranslate2"):
+        Seq2SeqParaphraser(str(tiny_t5), runtime="onnx")
+
+
 def test_top_k_is_applied(tiny_marian_pair, questions):
     greedy = Seq2SeqParaphraser(str(tiny_marian_pair[0]), top_k=1, max_length=12, device="cpu")
     wide = Seq2SeqParaphraser(str(tiny_marian_pair[0]), top_k=120, top_p=1.0, max_length=12, device="cpu")
