@@ -223,17 +223,19 @@ def fates_per_step(trace: Any) -> Any:
 
 
 def rows_per_label(frame: Any, output: Any, label_column: str | None) -> Any:
-    """Rows per label before and after the run (one bar group per label)."""
+    """Rows per label: the original rows and the augmentations added (stacked, they make the
+    rows after the run)."""
     import pandas as pd
 
+    added = output[output[METHOD_COLUMN].notna()]
     if not label_column:
-        before, after = {"(all rows)": len(frame)}, {"(all rows)": len(output)}
+        before, gained = {"(all rows)": len(frame)}, {"(all rows)": len(added)}
     else:
         before = frame[label_column].astype(str).value_counts(sort=False).to_dict()
-        after = output[label_column].astype(str).value_counts(sort=False).to_dict()
-    labels = list(dict.fromkeys([*before, *after]))
-    return pd.DataFrame({"label": labels * 2, "when": ["before"] * len(labels) + ["after"] * len(labels),
-                         "rows": [before.get(l, 0) for l in labels] + [after.get(l, 0) for l in labels]})
+        gained = added[label_column].astype(str).value_counts(sort=False).to_dict()
+    labels = list(dict.fromkeys([*before, *gained]))
+    return pd.DataFrame({"label": labels * 2, "rows of": ["original"] * len(labels) + ["added"] * len(labels),
+                         "rows": [before.get(l, 0) for l in labels] + [gained.get(l, 0) for l in labels]})
 
 
 def download_names(upload_name: str) -> tuple[str, str, str]:

@@ -11,6 +11,7 @@ server's paths cut to file names and no traceback. Imports gradio: import it onl
 from __future__ import annotations
 
 import logging
+import math
 import tempfile
 import threading
 from pathlib import Path
@@ -47,6 +48,8 @@ INTRO = (
     "then **Run** on the whole table and download the augmented table, the trace and the command that reproduces it."
 )
 DEFAULT_PIPELINE = "eda"
+#: Kept candidates in the plots' colour of "added" rows, dropped ones in grey, as in the table.
+FATE_COLORS = {"kept": "#f58518", "dropped": "#9e9e9e"}
 _log = logging.getLogger(__name__)
 #: The Stop flag of each browser session's running job (by gradio's session hash).
 _RUNNING: dict[str, threading.Event] = {}
@@ -77,9 +80,11 @@ def build_general_tab(context: TabContext, registry: Any) -> None:
                           interactive=True, wrap=True, elem_id="aug-review")
     with gr.Row():
         similarity_plot = gr.BarPlot(x="bin", y="candidates", color="fate", title="similarity to the source",
-                                     elem_id="aug-similarity-plot")
+                                     color_map=FATE_COLORS, elem_id="aug-similarity-plot")
         steps_plot = gr.BarPlot(x="step", y="candidates", title="kept, and dropped per step", elem_id="aug-steps-plot")
-        labels_plot = gr.BarPlot(x="label", y="rows", color="when", title="rows per label", elem_id="aug-labels-plot")
+        labels_plot = gr.BarPlot(x="label", y="rows", color="rows of", title="rows per label (original + added)",
+                                 color_map={"original": "#4c78a8", "added": "#f58518"}, x_label_angle=-30,
+                                 elem_id="aug-labels-plot")
     downloads = gr.File(label="augmented table, trace, command", file_count="multiple", interactive=False,
                         elem_id="aug-downloads")
     command = gr.Code(label="command line", language="shell", interactive=False, elem_id="aug-command")
@@ -89,17 +94,20 @@ def build_general_tab(context: TabContext, registry: Any) -> None:
         return load_upload(path, context.max_file_size)
 
     def on_preview(path, spec, text, label, count, seed_value):
-        review_value, *rest = preview_upload(path, spec, text, label, count, seed_value, max_file_size=context.max_file_size)
-        return (_shown(review_value), *rest)
+        review_value, *plots_data, message = preview_upload(path, spec, text, label, count, seed_value,
+                                                            max_file_size=context.max_file_size)
+        return (_shown(review_value), *map(_plotted, plots_data), message)
 
     def on_run(path, spec, text, label, count, seed_value, edited, request: gr.Request, progress=gr.Progress()):
         cancel = threading.Event()
         key = getattr(request, "session_hash", None) or "local"
         _RUNNING[key] = cancel
         try:
-            return run_upload(path, spec, text, label, count, seed_value, edited, max_file_size=context.max_file_size,
-                              temp_dir=context.temp_dir, cancel=cancel,
-                              on_rows=lambda done, total: progress((done, total), desc="rows", unit="rows"))
+            files, script, *plots_data, message = run_upload(
+                path, spec, text, label, count, seed_value, edited, max_file_size=context.max_file_size,
+                temp_dir=context.temp_dir, cancel=cancel,
+                on_rows=lambda done, total: progress((done, total), desc="rows", unit="rows"))
+            return (files, script, *map(_plotted, plots_data), message)
         finally:
             _RUNNING.pop(key, None)
 
@@ -189,12 +197,26 @@ def run_upload(path: str | None, pipeline: str | None, text: str | None, label: 
 
 
 def _shown(review: Any) -> Any:
-    """The review table as the page shows it: ``keep`` as tick boxes, the other columns read-only."""
+    """The review table as the page shows it: ``keep`` as tick boxes, the other columns
+    read-only. (A pandas Styler greying dropped rows was tried: gradio's editable table does
+    not show it; dropped rows are unticked and say so in ``fate`` and ``dropped_by``.)"""
     if review is None:
         return gr.update(value=None)
     numbers = {"row", "similarity", *(c for c in review.columns if c.startswith("score_"))}
     types = ["bool" if c == "keep" else "number" if c in numbers else "str" for c in review.columns]
-    return gr.update(value=review, datatype=types, static_columns=list(range(1, len(review.columns))))
+    widths = {"keep": "56px", "row": "56px", "label": "150px", "source": "300px", "candidate": "300px", "method": "80px",
+              "fate": "80px", "dropped_by": "110px", "reason": "120px"}
+    return gr.update(value=review, datatype=types, static_columns=list(range(1, len(review.columns))),
+                     column_widths=[widths.get(c, "100px") for c in review.columns])
+
+
+def _plotted(data: Any) -> Any:
+    """A plot's data (x first, y last), its y axis from 0 to the highest stack (gradio starts
+    it at the smallest bar otherwise)."""
+    if data is None:
+        return gr.update(value=None)
+    highest = max(1, int(data.groupby(data.columns[0])[data.columns[-1]].sum().max()) if len(data) else 1)
+    return gr.update(value=data, y_lim=[0, math.ceil(highest * 1.1)])  # headroom: vega clips a bar at the limit
 
 
 def _settings(pipeline: str | None, text: str | None, label: str | None, n: float | None, seed: float | None) -> RunSettings:
