@@ -39,7 +39,8 @@ from augkit.web.general import (
     without_unticked,
     write_downloads,
 )
-from augkit.web.uploads import FILE_TYPES, read_upload, without_server_path
+from augkit.web.uploads import read_upload, without_server_path
+from augkit.web.widgets import table_upload
 
 INTRO = (
     "Upload a labelled table (CSV, TSV, JSONL, Parquet or XLSX), pick its text and label columns and a method "
@@ -58,11 +59,8 @@ _RUNNING: dict[str, threading.Event] = {}
 def build_general_tab(context: TabContext, registry: Any) -> None:
     """The general page's components and events, built inside the current gradio tab."""
     gr.Markdown(INTRO)
-    with gr.Row():
-        upload = gr.File(label="table", file_types=FILE_TYPES, type="filepath", elem_id="aug-file")
-        with gr.Column():
-            text_column = gr.Dropdown(label="text column", choices=[], elem_id="aug-text-column")
-            label_column = gr.Dropdown(label="label column (none: unlabelled)", choices=[], elem_id="aug-label-column")
+    upload, text_column, label_column = table_upload(
+        "table", "aug-file", (("text column", "aug-text-column"), ("label column (none: unlabelled)", "aug-label-column")))
     with gr.Row():
         pipeline = gr.Dropdown(label="method or pipeline (e.g. eda|semantic; see the steps below)",
                                choices=pipeline_choices(registry), value=DEFAULT_PIPELINE, allow_custom_value=True,

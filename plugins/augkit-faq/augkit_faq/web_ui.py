@@ -19,7 +19,8 @@ from typing import Any
 import gradio as gr
 
 from augkit.plugin import AugkitError
-from augkit.web import FILE_TYPES, TabContext, download_path, read_upload, without_server_path
+from augkit.web import TabContext, download_path, read_upload, without_server_path
+from augkit.web.widgets import table_upload
 from augkit_faq.faq import DEFAULT_MIN_SIMILARITY, FaqResult, paraphrase_faq
 from augkit_faq.faq_cli import format_summary
 from augkit_faq.generators import (
@@ -47,11 +48,8 @@ def build_tab(context: TabContext, *, default_generator: str = OFFLINE_GENERATOR
     max_file_size, temp_dir = context.max_file_size, Path(context.temp_dir)
     gr.Markdown(f"## {TITLE}\n{INTRO}")
     result_state = gr.State(None)
-    with gr.Row():
-        upload = gr.File(label="FAQ file", file_types=FILE_TYPES, type="filepath", elem_id="faq-file")
-        with gr.Column():
-            question_column = gr.Dropdown(label="question column", choices=[], elem_id="question-column")
-            answer_column = gr.Dropdown(label="answer column", choices=[], elem_id="answer-column")
+    upload, question_column, answer_column = table_upload(
+        "FAQ file", "faq-file", (("question column", "question-column"), ("answer column", "answer-column")))
     with gr.Row():
         generator = gr.Dropdown(
             label="generator (an augkit method, a model id or a model folder)",
