@@ -253,3 +253,52 @@ def test_a_stopped_run_writes_nothing(banking_csv, tmp_path):
     assert files is None and command == ""
     assert status == "**Stopped:** the run was cancelled; nothing was written."
     assert list(tmp_path.iterdir()) == [banking_csv]
+
+
+class _Shout(augkit.Augmenter):
+    """Shouts the text."""
+
+    name = "shout"
+
+    def __init__(self, marks: int = 1):
+        self.marks = marks
+
+    def augment(self, text, n, rng):
+        return [text.upper() + "!" * self.marks]
+
+
+def test_a_plugins_method_appears_in_the_pipeline_choices_and_the_catalog_with_its_parameters():
+    from augkit.plugins import get_registry
+    from augkit.registry import PluginInfo, Registry
+    from augkit.web.catalog import catalog_markdown, pipeline_choices
+
+    installed = get_registry()
+    registry = Registry(methods=dict(installed.methods), filters=dict(installed.filters))
+    registry.add_augmenter(_Shout, plugin=PluginInfo("shout", "augkit-shout", "0.1"))
+    choices = pipeline_choices(registry)
+    assert "shout" in choices and set(installed.methods) < set(choices) and "eda|semantic" in choices
+    catalog = catalog_markdown(registry)
+    assert "| `shout` | augkit-shout | `marks=1` | - | Shouts the text. |" in catalog
+    assert "`min=0.8`" in catalog and "**Filters**" in catalog
+
+
+def test_a_plugin_tab_that_fails_to_build_leaves_a_note_and_the_rest_of_the_page(tmp_path):
+    import gradio as gr
+
+    from augkit.plugins import get_registry
+    from augkit.registry import PluginInfo, Registry
+    from augkit.web.app import build_app
+
+    def broken(context):
+        raise RuntimeError("no glossary today")
+
+    built = []
+    installed = get_registry()
+    registry = Registry(methods=dict(installed.methods), filters=dict(installed.filters))
+    registry.add_web_tab("glossary", broken, title="Glossary", plugin=PluginInfo("g", "augkit-glossary", "1"))
+    registry.add_web_tab("notes", lambda context: built.append(context), title="Notes", plugin=PluginInfo("n", "augkit-notes", "1"))
+    app = build_app(1000, tmp_path, registry=registry)
+    texts = [block.value for block in app.blocks.values() if isinstance(block, gr.Markdown)]
+    assert any("This tab failed to build** (plugin augkit-glossary): RuntimeError: no glossary today" in str(t) for t in texts)
+    assert built and built[0].max_file_size == 1000 and built[0].temp_dir == tmp_path
+    assert any(getattr(block, "elem_id", None) == "aug-run" for block in app.blocks.values())
