@@ -1,7 +1,8 @@
 """The general page of ``augkit serve`` in a real browser (headless Debian Chromium driven by
 Playwright): upload a BANKING77 slice, preview one method, change the pipeline and preview
 again, untick a kept candidate, run on the whole table, download the table, the trace and the
-command, and check them against ``augkit.augment`` with the same arguments. The screenshots
+command, and check them against ``augkit.augment`` with the same arguments; a bad pipeline is
+said on the page; a long run shows its progress and Stop cancels it. The screenshots
 in docs/web-ui/ are taken here. Skipped only off CI when Chromium is missing."""
 
 from __future__ import annotations
@@ -142,5 +143,29 @@ def test_a_bad_pipeline_and_a_missing_column_are_said_on_the_page(chromium_brows
         assert "unknown method 'edaa'; did you mean 'eda'" in _status(page, "Error")
         page.screenshot(path=str(SCREENSHOTS / "error.png"), full_page=False)
         assert "Traceback" not in page.locator("#aug-status").inner_text()
+    finally:
+        app.close()
+
+
+def test_a_long_run_shows_its_progress_and_stop_cancels_it(chromium_browser, serve_temp_dir, launch_on_free_port,
+                                                          banking77_10shot, tmp_path):
+    """Back-translation of 300 BANKING77 rows takes minutes here: Stop ends it after a batch."""
+    from augkit.web.app import build_app
+
+    path = tmp_path / "banking-300.csv"
+    banking77_10shot.head(300).to_csv(path, index=False)
+    app = build_app(20_000_000, serve_temp_dir)
+    try:
+        page = chromium_browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(launch_on_free_port(app, 20_000_000))
+        page.locator("#aug-file input[type=file]").set_input_files(str(path))
+        _status(page, "columns", 60)
+        _set_field(page, "aug-pipeline", "backtranslation")
+        _set_field(page, "aug-n", "1")
+        page.locator("#aug-run").click()
+        page.wait_for_function("document.body.innerText.match(/\\d+\\/300 rows/)", timeout=300_000)  # the progress bar
+        page.locator("#aug-stop").click()
+        assert _status(page, "Stopped", 300) == "Stopped: the run was cancelled; nothing was written."
+        assert not list(serve_temp_dir.rglob("banking-300-augmented.csv"))
     finally:
         app.close()
