@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from augkit.web.uploads import (
     DEFAULT_MAX_FILE_SIZE,
-    FILE_TYPES,
+    UPLOAD_FILE_TYPES,
     check_upload_size,
     download_path,
     format_size,
@@ -22,7 +22,7 @@ from augkit.web.uploads import (
 
 __all__ = [
     "DEFAULT_MAX_FILE_SIZE",
-    "FILE_TYPES",
+    "UPLOAD_FILE_TYPES",
     "check_upload_size",
     "download_path",
     "format_size",

@@ -23,7 +23,7 @@ UPLOAD_INFLATION = 20
 #: 2-core machine, so about 10 s; a table of 50,000 rows in 4 columns.
 UPLOAD_MAX_CELLS = 200_000
 #: The upload formats the page accepts (the file picker's filter).
-FILE_TYPES = [".csv", ".tsv", ".jsonl", ".parquet", ".xlsx"]
+UPLOAD_FILE_TYPES = [".csv", ".tsv", ".jsonl", ".parquet", ".xlsx"]
 _UNITS = {"": 1, "B": 1, "KB": 1_000, "MB": 1_000_000, "GB": 1_000_000_000, "KIB": 1024, "MIB": 1024**2, "GIB": 1024**3}
 #: Download formats, by upload suffix; anything else is written as CSV.
 _WRITABLE = (".csv", ".tsv", ".jsonl", ".parquet", ".xlsx")

@@ -7,7 +7,7 @@ from typing import Any
 
 import gradio as gr
 
-from augkit.web.uploads import FILE_TYPES
+from augkit.web.uploads import UPLOAD_FILE_TYPES
 
 
 def table_upload(label: str, elem_id: str, columns: tuple[tuple[str, str], tuple[str, str]]) -> tuple[Any, Any, Any]:
@@ -15,7 +15,7 @@ def table_upload(label: str, elem_id: str, columns: tuple[tuple[str, str], tuple
     filled when a file is uploaded. ``columns`` gives each dropdown's label and element id.
     Returns the file component and the two dropdowns."""
     with gr.Row():
-        upload = gr.File(label=label, file_types=FILE_TYPES, type="filepath", elem_id=elem_id)
+        upload = gr.File(label=label, file_types=UPLOAD_FILE_TYPES, type="filepath", elem_id=elem_id)
         with gr.Column():
             first, second = (gr.Dropdown(label=text, choices=[], elem_id=column_id) for text, column_id in columns)
     return upload, first, second

@@ -4,7 +4,7 @@ or tick any, download the augmented FAQ.
 
 The three event handlers (:func:`load_upload`, :func:`paraphrase_upload`,
 :func:`build_download`) are plain functions, so their messages are tested without a browser.
-The upload rules are the page's own (:mod:`augkit.web`): everything the tab writes goes under
+The upload rules are the page's own (from :mod:`augkit.plugin`): everything the tab writes goes under
 the server's one temporary folder; uploads above the size limit are refused by gradio's server
 and, with a message, by the upload handler. Import this module only when serving: it imports gradio.
 """
@@ -18,9 +18,7 @@ from typing import Any
 
 import gradio as gr
 
-from augkit.plugin import AugkitError
-from augkit.web import TabContext, download_path, read_upload, without_server_path
-from augkit.web.widgets import table_upload
+from augkit.plugin import AugkitError, TabContext, download_path, read_upload, table_upload, without_server_path
 from augkit_faq.faq import DEFAULT_MIN_SIMILARITY, FaqResult, paraphrase_faq
 from augkit_faq.faq_cli import format_summary
 from augkit_faq.generators import (

@@ -28,7 +28,7 @@ def serve(launch_on_free_port):
         import gradio as gr
         from augkit_faq.web_ui import build_tab
 
-        from augkit.web import TabContext
+        from augkit.plugin import TabContext
 
         with gr.Blocks(analytics_enabled=False) as app:
             build_tab(TabContext(limit, temp_dir), **options)
