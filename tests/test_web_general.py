@@ -302,3 +302,15 @@ def test_a_plugin_tab_that_fails_to_build_leaves_a_note_and_the_rest_of_the_page
     assert any("This tab failed to build** (plugin augkit-glossary): RuntimeError: no glossary today" in str(t) for t in texts)
     assert built and built[0].max_file_size == 1000 and built[0].temp_dir == tmp_path
     assert any(getattr(block, "elem_id", None) == "aug-run" for block in app.blocks.values())
+
+
+def test_an_unlabelled_table_previews_a_seeded_sample_and_runs(banking_csv, tmp_path):
+    from augkit.web.general_page import preview_upload, run_upload
+
+    review, *_, labels, status = preview_upload(str(banking_csv), "aeda", "utterance", "", 1, 2, max_file_size=20_000_000)
+    assert status.startswith("**Preview** of 40 of 60 rows"), status
+    assert set(review["label"]) == {""} and labels["label"].tolist() == ["(all rows)", "(all rows)"]
+    files, command, *_, status = run_upload(str(banking_csv), "aeda", "utterance", "", 1, 2, review,
+                                            max_file_size=20_000_000, temp_dir=tmp_path)
+    assert status.startswith("**Done:** banking-augmented.csv: 60 original rows and 60 augmentations"), status
+    assert "--label-column" not in command and "writes exactly the downloaded rows" in command
