@@ -80,7 +80,7 @@ class RegisteredCommand:
 class RegisteredWebTab:
     """A tab of ``augkit serve``'s page that a plugin registered: ``build(context)`` adds the
     tab's gradio components (it is called inside the tab; ``context`` is an
-    :class:`augkit.web.TabContext`); ``title`` is the tab's label."""
+    :class:`augkit.plugin.TabContext`); ``title`` is the tab's label."""
 
     name: str
     build: Callable[[Any], None]

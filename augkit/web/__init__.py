@@ -1,8 +1,8 @@
 """``augkit serve``: the browser page for every method (extra ``augkit[ui]``).
 
-Public for plugins that add a tab to the page (``register_web_tabs`` hook): the upload
-rules every tab shares live in :mod:`augkit.web.uploads` (size limit, workbook limits, the
-download's name, messages without server paths). Importing this package imports no
+The upload rules every tab shares live in :mod:`augkit.web.uploads` (size limit, workbook
+limits, the download's name, messages without server paths); plugins that add a tab
+(``register_web_tabs`` hook) reach them, and :class:`TabContext`, through :mod:`augkit.plugin`. Importing this package imports no
 gradio, pandas, numpy or torch; only :mod:`augkit.web.app` imports gradio, when serving.
 """
 

@@ -1,5 +1,5 @@
 """Pieces of the page every tab builds the same way (imports gradio: use it inside a tab's
-``build``). Public for plugin tabs, as :mod:`augkit.web` is."""
+``build``). Plugin tabs reach :func:`table_upload` through :mod:`augkit.plugin`."""
 
 from __future__ import annotations
 
