@@ -361,3 +361,65 @@ def scripted_llm_server():
     yield make
     for server in servers:
         server.close()
+
+
+# The web page's real-browser tests (core and augkit-faq): Debian's Chromium driven by
+# Playwright (make test installs it; Playwright's own browser download is not used).
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def free_tcp_port():
+    """:func:`free_port`, for plugin tests."""
+    return free_port
+
+
+@pytest.fixture(scope="session")
+def chromium_browser():
+    """Headless Chromium for the browser tests. Off CI, a machine without Debian's chromium
+    skips them; in CI (CI=true) they run and fail loudly."""
+    if not CHROMIUM.exists() and os.environ.get("CI", "").lower() != "true":
+        pytest.skip("Debian's chromium is not installed (make test installs it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def serve_temp_dir():
+    """The served app's folder, also gradio's upload folder (as `augkit serve` sets it); removed after."""
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="augkit-serve-test-")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GRADIO_TEMP_DIR", folder)
+        patch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
+        yield Path(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def launch_on_free_port():
+    """``launch(app, max_file_size) -> url``: a gradio app served on 127.0.0.1 in this process,
+    as ``augkit serve`` launches it (no share link, the upload limit enforced by the server)."""
+    def launch(app, max_file_size: int) -> str:
+        port = free_port()
+        app.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
+                   max_file_size=max_file_size, share=False)
+        return f"http://127.0.0.1:{port}/"
+
+    return launch

@@ -1,5 +1,5 @@
 """The ``augkit`` command: ``list``, ``info METHOD``, ``augment INPUT -m METHOD -n N -o OUTPUT``,
-``evaluate ORIGINAL AUGMENTED``, ``train TARGET ...`` (the targets plugins register through the
+``evaluate ORIGINAL AUGMENTED``, ``serve`` (the web page), ``train TARGET ...`` (the targets plugins register through the
 ``register_training_targets`` hook), and the commands plugins register (``register_commands`` hook).
 
 Exit codes: 0 success, 1 failure while running (an OS error such as a full disk included),
@@ -205,6 +205,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_evaluate_parser(commands)
     _add_train_parser(commands)
     _add_tune_parser(commands)
+    _add_serve_parser(commands)
     _add_plugin_commands(commands)
     return parser
 
@@ -243,6 +244,15 @@ def _add_tune_parser(commands) -> None:
     from augkit.tuning.cli import add_tune_parser
 
     add_tune_parser(commands)
+
+
+def _add_serve_parser(commands) -> None:
+    """``augkit serve``: the web page (:mod:`augkit.web.serve`; gradio is imported only when it runs)."""
+    from augkit.web import serve
+
+    parser = commands.add_parser("serve", help=serve.HELP)
+    serve.add_arguments(parser)
+    parser.set_defaults(augkit_handler=serve.run)
 
 
 def _add_train_parser(commands) -> None:

@@ -34,7 +34,7 @@ def register_commands(register: Callable[..., None]) -> None:
     argparse arguments, ``run(args) -> int`` executes it and returns the exit code.
 
     ``name`` follows the rules of method names and must not be a built-in command (``list``,
-    ``info``, ``augment``, ``evaluate``, ``train``) or another plugin's. Import heavy libraries
+    ``info``, ``augment``, ``evaluate``, ``train``, ``tune``, ``serve``) or another plugin's. Import heavy libraries
     inside ``run``, not at module level: every ``augkit`` invocation builds every plugin's parser.
     A command that trains a model is a training target instead (:func:`register_training_targets`).
     """
@@ -51,4 +51,15 @@ def register_training_targets(register: Callable[..., None]) -> None:
     skipped. ``add_arguments`` runs only when its target is asked for; import heavy libraries
     inside ``run``. The shared rules of a training run (the output folder, checkpoints,
     ``--resume``, the training record) are in :mod:`augkit.plugin`.
+    """
+
+
+@hookspec
+def register_web_tabs(register: Callable[..., None]) -> None:
+    """Add a tab to ``augkit serve``'s page: call ``register(name, build, title=...)``;
+    ``build(context)`` is called inside the tab while the page is built and adds its gradio
+    components. ``context`` (:class:`augkit.plugin.TabContext`) holds the upload limit and the
+    server's temporary folder: read uploads with :func:`augkit.plugin.read_upload` and write
+    built files under ``context.temp_dir`` only. Import gradio inside ``build``, never at
+    module level (``import augkit`` must not import it).
     """

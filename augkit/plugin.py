@@ -62,6 +62,11 @@ Pipelines, tables and progress (loaded on first access)
     :func:`edit_distance_ratio`, :func:`sentence_bleu`, :func:`semantic_similarity`, and the
     entailment oracle (:class:`EntailmentOracle`, :func:`entailment_relation`, :func:`relation_of`,
     :data:`RELATIONS`).
+A tab of ``augkit serve``'s page (``register_web_tabs``; loaded on first access)
+    :class:`TabContext` (the upload limit and the server's temporary folder), :func:`read_upload`,
+    :func:`without_server_path`, :func:`download_path`, :data:`UPLOAD_FILE_TYPES` (the upload
+    rules every tab shares) and :func:`table_upload` (the file picker with two column
+    dropdowns; imports gradio).
 
 >>> from augkit.plugin import Augmenter, split_words
 >>> class Reverse(Augmenter):
@@ -177,6 +182,14 @@ _LAZY = {
     "write_table": "augkit.table_io",
     "table_format": "augkit.table_io",
     "XlsxLimits": "augkit.xlsx_limits",
+    # a tab of `augkit serve`'s page (register_web_tabs): the upload rules every tab shares, and
+    # the file picker with its column dropdowns (table_upload imports gradio when reached)
+    "TabContext": "augkit.web",
+    "read_upload": "augkit.web.uploads",
+    "without_server_path": "augkit.web.uploads",
+    "download_path": "augkit.web.uploads",
+    "UPLOAD_FILE_TYPES": "augkit.web.uploads",
+    "table_upload": "augkit.web.widgets",
     "progress_bar": "augkit.progress",
     # plugin commands built on augkit's own (augkit paramac build-pairs runs augment)
     "run_cli": "augkit.cli",

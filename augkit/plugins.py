@@ -61,6 +61,7 @@ def build_registry(loaded: LoadedPlugins) -> Registry:
         "register_filters": registry.add_filter,
         "register_commands": registry.add_command,
         "register_training_targets": registry.add_training_target,
+        "register_web_tabs": registry.add_web_tab,
     }
     for hook_name, add in hooks.items():
         caller = getattr(loaded.manager.hook, hook_name)

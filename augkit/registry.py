@@ -1,5 +1,5 @@
-"""Named augmenters, filters, command-line commands and ``augkit train`` targets, with the
-plugin that registered each and helpful errors."""
+"""Named augmenters, filters, command-line commands, ``augkit train`` targets and tabs of
+``augkit serve``'s page, with the plugin that registered each and helpful errors."""
 
 from __future__ import annotations
 
@@ -22,8 +22,11 @@ RESERVED_PARAMETERS = frozenset(
 )
 #: The commands of augkit's own command line (``augkit.cli``); a plugin command cannot take
 #: these names. ``train`` runs the training targets plugins register
-#: (``register_training_targets``), so that several plugins can add one each.
-BUILTIN_COMMANDS = frozenset({"list", "info", "augment", "evaluate", "train", "tune"})
+#: (``register_training_targets``), so that several plugins can add one each; ``serve``
+#: shows the tabs plugins register (``register_web_tabs``) beside its general page.
+BUILTIN_COMMANDS = frozenset({"list", "info", "augment", "evaluate", "train", "tune", "serve"})
+#: The tab name of ``augkit serve``'s own page (every method); a plugin tab cannot take it.
+BUILTIN_WEB_TABS = frozenset({"augment"})
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 #: What a command or training target registers: ``add_arguments(parser)`` fills its parser,
 #: ``run(args)`` executes it and returns the exit code.
@@ -73,6 +76,18 @@ class RegisteredCommand:
         return self.help
 
 
+@dataclass(frozen=True)
+class RegisteredWebTab:
+    """A tab of ``augkit serve``'s page that a plugin registered: ``build(context)`` adds the
+    tab's gradio components (it is called inside the tab; ``context`` is an
+    :class:`augkit.plugin.TabContext`); ``title`` is the tab's label."""
+
+    name: str
+    build: Callable[[Any], None]
+    title: str
+    plugin: PluginInfo
+
+
 @dataclass
 class Registry:
     """Every augmenter, filter and command the installed plugins registered."""
@@ -81,6 +96,7 @@ class Registry:
     filters: dict[str, Registered] = field(default_factory=dict)
     commands: dict[str, RegisteredCommand] = field(default_factory=dict)
     training_targets: dict[str, RegisteredCommand] = field(default_factory=dict)
+    web_tabs: dict[str, RegisteredWebTab] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 
     def add_augmenter(self, cls: Any, *, plugin: PluginInfo) -> None:
@@ -102,6 +118,23 @@ class Registry:
         """``register`` callback of the ``register_training_targets`` hook (``augkit train
         NAME``). An invalid or already registered name becomes a problem (reported, skipped)."""
         self._add_command(self.training_targets, "training target", frozenset(), name, add_arguments, run, help, plugin)
+
+    def add_web_tab(self, name: str, build: Callable[[Any], None], *, title: str = "", plugin: PluginInfo) -> None:
+        """``register`` callback of the ``register_web_tabs`` hook. An invalid, built-in or
+        already registered name, or a ``build`` that is not callable, becomes a problem."""
+        problem = None
+        if not isinstance(name, str) or not _NAME.match(name):
+            problem = f"web tab has an invalid name {name!r} (letters, digits, '_' or '-')"
+        elif name in BUILTIN_WEB_TABS:
+            problem = f"web tab name {name!r} is augkit's own page"
+        elif not callable(build):
+            problem = f"web tab {name!r}: build must be callable, got {build!r}"
+        elif name in self.web_tabs:
+            problem = f"web tab name {name!r} is already registered by plugin {self.web_tabs[name].plugin.name!r}"
+        if problem is not None:
+            self.problems.append(f"plugin {plugin.name!r} ({plugin.distribution}): {problem}")
+            return
+        self.web_tabs[name] = RegisteredWebTab(name, build, str(title or name), plugin)
 
     def _add_command(self, table, kind, reserved, name, add_arguments, run, help, plugin) -> None:
         problem = _command_problem(kind, reserved, name, add_arguments, run, help)

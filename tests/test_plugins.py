@@ -165,23 +165,46 @@ def test_plugin_commands_are_registered_with_their_plugin():
     assert registry.problems == []
 
 
-@pytest.mark.parametrize("builtin", ["list", "info", "augment", "evaluate", "train", "tune"])
+@pytest.mark.parametrize("builtin", ["list", "info", "augment", "evaluate", "train", "tune", "serve"])
 def test_command_named_like_a_builtin_is_reported_and_skipped(builtin):
     registry = registry_of(rogue=CommandPlugin(builtin, "fine"))
     assert list(registry.commands) == ["fine"]
     assert registry.problems == [
-        f"plugin 'rogue' (dist-rogue): command name {builtin!r} is a built-in command of augkit (augment, evaluate, info, list, train, tune)"
+        f"plugin 'rogue' (dist-rogue): command name {builtin!r} is a built-in command of augkit (augment, evaluate, info, list, serve, train, tune)"
     ]
 
 
 def test_same_command_name_twice_keeps_the_first_and_reports_the_second():
-    registry = registry_of(a=CommandPlugin("serve"), b=CommandPlugin("serve", "faq"))
-    assert registry.commands["serve"].plugin.name == "a"
-    assert sorted(registry.commands) == ["faq", "serve"]
-    assert registry.problems == ["plugin 'b' (dist-b): command name 'serve' is already registered by plugin 'a'"]
-    again = registry_of(solo=CommandPlugin("serve", "serve"))
-    assert list(again.commands) == ["serve"]
+    registry = registry_of(a=CommandPlugin("parabank"), b=CommandPlugin("parabank", "faq"))
+    assert registry.commands["parabank"].plugin.name == "a"
+    assert sorted(registry.commands) == ["faq", "parabank"]
+    assert registry.problems == ["plugin 'b' (dist-b): command name 'parabank' is already registered by plugin 'a'"]
+    again = registry_of(solo=CommandPlugin("parabank", "parabank"))
+    assert list(again.commands) == ["parabank"]
     assert "already registered by plugin 'solo'" in again.problems[0]
+
+
+class TabPlugin:
+    """Registers web tabs of augkit serve's page by name."""
+
+    def __init__(self, *names):
+        self.names = names
+
+    @augkit.hookimpl
+    def register_web_tabs(self, register):
+        for name in self.names:
+            register(name, _noop_arguments, title=f"the {name} page")
+
+
+def test_web_tabs_are_registered_with_their_plugin_and_bad_ones_reported():
+    registry = registry_of(first=TabPlugin("faq", "augment", "has space"), second=TabPlugin("faq", "glossary"))
+    assert sorted(registry.web_tabs) == ["faq", "glossary"]
+    assert (registry.web_tabs["faq"].plugin.name, registry.web_tabs["faq"].title) == ("first", "the faq page")
+    assert registry.problems == [
+        "plugin 'first' (dist-first): web tab name 'augment' is augkit's own page",
+        "plugin 'first' (dist-first): web tab has an invalid name 'has space' (letters, digits, '_' or '-')",
+        "plugin 'second' (dist-second): web tab name 'faq' is already registered by plugin 'first'",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,8 @@
 Abbreviations written "Expansion (ABBR)" are shortened before generation and restored after;
 a seq2seq paraphraser (or any augkit method) proposes candidates; a candidate is kept when it
 means the same as its question (similarity >= 0.8) and, used as a query, retrieves its own
-question first among all the FAQ's questions. Commands: ``augkit faq`` and ``augkit serve``;
-training target: ``augkit train paraphraser``. Importing this package loads no model library.
+question first among all the FAQ's questions. Command: ``augkit faq``; a tab of ``augkit
+serve``'s page; training target: ``augkit train paraphraser``. Importing this package loads no model library.
 """
 
 from __future__ import annotations
@@ -25,10 +25,21 @@ def register_augmenters(register):
 
 @augkit.hookimpl
 def register_commands(register):
-    from augkit_faq import faq_cli, serve_cli
+    from augkit_faq import faq_cli
 
     register("faq", faq_cli.add_arguments, faq_cli.run, help=faq_cli.HELP)
-    register("serve", serve_cli.add_arguments, serve_cli.run, help=serve_cli.HELP)
+
+
+@augkit.hookimpl
+def register_web_tabs(register):
+    register("faq", _build_web_tab, title="FAQ paraphrasing")
+
+
+def _build_web_tab(context):
+    """The FAQ tab of ``augkit serve``; gradio is imported here, when the page is built."""
+    from augkit_faq.web_ui import build_tab
+
+    build_tab(context)
 
 
 @augkit.hookimpl

@@ -1,12 +1,12 @@
-"""The browser UI of ``augkit serve`` (gradio): upload an FAQ, pick its columns and the
+"""The FAQ tab of ``augkit serve``'s page (gradio): upload an FAQ, pick its columns and the
 options, run :func:`augkit_faq.paraphrase_faq`, review every candidate with its scores, untick
 or tick any, download the augmented FAQ.
 
 The three event handlers (:func:`load_upload`, :func:`paraphrase_upload`,
 :func:`build_download`) are plain functions, so their messages are tested without a browser.
-Everything the app writes goes under the one temporary folder it is given; uploads above the
-size limit are refused by gradio's server and, with a message, by the upload handler.
-Import this module only when serving: it imports gradio.
+The upload rules are the page's own (from :mod:`augkit.plugin`): everything the tab writes goes under
+the server's one temporary folder; uploads above the size limit are refused by gradio's server
+and, with a message, by the upload handler. Import this module only when serving: it imports gradio.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 import gradio as gr
 
-from augkit.plugin import AugkitError
+from augkit.plugin import AugkitError, TabContext, download_path, read_upload, table_upload, without_server_path
 from augkit_faq.faq import DEFAULT_MIN_SIMILARITY, FaqResult, paraphrase_faq
 from augkit_faq.faq_cli import format_summary
 from augkit_faq.generators import (
@@ -28,83 +28,65 @@ from augkit_faq.generators import (
     DEFAULT_TOP_P,
     OFFLINE_GENERATOR,
 )
-from augkit_faq.review import (
-    REVIEW_COLUMNS,
-    check_upload_size,
-    download_path,
-    guess_columns,
-    kept_ids,
-    review_table,
-    upload_xlsx_limits,
-)
+from augkit_faq.review import REVIEW_COLUMNS, guess_columns, kept_ids, review_table
 
-TITLE = "augkit FAQ paraphrasing"
+TITLE = "FAQ paraphrasing"
 INTRO = (
     "Upload an FAQ (CSV, TSV, JSONL, Parquet or XLSX), pick its question and answer columns, and run. "
     "Each question is paraphrased; a paraphrase is accepted when it means the same (similarity >= the minimum) "
     "and, used as a query, finds its own question first. Untick any paraphrase you do not want, tick any rejected "
     "one you do, then build the augmented file."
 )
-FILE_TYPES = [".csv", ".tsv", ".jsonl", ".parquet", ".xlsx"]
 _log = logging.getLogger(__name__)
 
 
-def build_app(max_file_size: int, temp_dir: str | Path, *, default_generator: str = OFFLINE_GENERATOR) -> gr.Blocks:
-    """The app; ``max_file_size`` in bytes, ``temp_dir`` the folder its built files go to.
-
-    Gradio keeps uploads in ``$GRADIO_TEMP_DIR``, read when components are made and when the
-    server starts: ``augkit serve`` points it at the same folder before importing gradio.
-    Launch with ``max_file_size`` too, so that the server itself refuses oversized uploads.
-    """
-    temp_dir = Path(temp_dir)
-    with gr.Blocks(title=TITLE, analytics_enabled=False, delete_cache=(3600, 3600)) as app:
-        gr.Markdown(f"# {TITLE}\n{INTRO}")
-        result_state = gr.State(None)
-        with gr.Row():
-            upload = gr.File(label="FAQ file", file_types=FILE_TYPES, type="filepath", elem_id="faq-file")
-            with gr.Column():
-                question_column = gr.Dropdown(label="question column", choices=[], elem_id="question-column")
-                answer_column = gr.Dropdown(label="answer column", choices=[], elem_id="answer-column")
-        with gr.Row():
-            generator = gr.Dropdown(
-                label="generator (an augkit method, a model id or a model folder)",
-                choices=[OFFLINE_GENERATOR, DEFAULT_GENERATOR], value=default_generator,
-                allow_custom_value=True, elem_id="generator",
-            )
-            n = gr.Number(label="most paraphrases per question (0: all accepted)", value=0, precision=0, minimum=0, elem_id="n")
-            num_return = gr.Number(label="candidates per question", value=DEFAULT_NUM_RETURN, precision=0, minimum=1, elem_id="num-return")
-        with gr.Row():
-            top_k = gr.Number(label="top-k (model sampling)", value=DEFAULT_TOP_K, precision=0, minimum=0, elem_id="top-k")
-            top_p = gr.Number(label="top-p (model sampling)", value=DEFAULT_TOP_P, minimum=0.01, maximum=1.0, elem_id="top-p")
-            min_similarity = gr.Number(label="minimum similarity (step a)", value=DEFAULT_MIN_SIMILARITY, minimum=-1, maximum=1, elem_id="min-similarity")
-            seed = gr.Number(label="seed", value=0, precision=0, elem_id="seed")
-        run = gr.Button("Paraphrase", variant="primary", elem_id="run")
-        status = gr.Markdown("", elem_id="status")
-        review = gr.Dataframe(
-            headers=REVIEW_COLUMNS,
-            datatype=["bool", "str", "str", "str", "number", "number", "str", "number"],
-            interactive=True, static_columns=[1, 2, 3, 4, 5, 6, 7], wrap=True, elem_id="review",
-            column_widths=["64px", "24%", "28%", "120px", "90px", "90px", "20%", "90px"],
-            label="candidates (tick 'keep' to include a paraphrase in the file)",
+def build_tab(context: TabContext, *, default_generator: str = OFFLINE_GENERATOR) -> None:
+    """The FAQ tab's components and events, built inside the current gradio tab (or Blocks);
+    ``context`` holds the upload limit and the server's temporary folder."""
+    max_file_size, temp_dir = context.max_file_size, Path(context.temp_dir)
+    gr.Markdown(f"## {TITLE}\n{INTRO}")
+    result_state = gr.State(None)
+    upload, question_column, answer_column = table_upload(
+        "FAQ file", "faq-file", (("question column", "question-column"), ("answer column", "answer-column")))
+    with gr.Row():
+        generator = gr.Dropdown(
+            label="generator (an augkit method, a model id or a model folder)",
+            choices=[OFFLINE_GENERATOR, DEFAULT_GENERATOR], value=default_generator,
+            allow_custom_value=True, elem_id="generator",
         )
-        build = gr.Button("Build augmented file", elem_id="build")
-        download = gr.File(label="augmented FAQ", interactive=False, elem_id="download")
+        n = gr.Number(label="most paraphrases per question (0: all accepted)", value=0, precision=0, minimum=0, elem_id="n")
+        num_return = gr.Number(label="candidates per question", value=DEFAULT_NUM_RETURN, precision=0, minimum=1, elem_id="num-return")
+    with gr.Row():
+        top_k = gr.Number(label="top-k (model sampling)", value=DEFAULT_TOP_K, precision=0, minimum=0, elem_id="top-k")
+        top_p = gr.Number(label="top-p (model sampling)", value=DEFAULT_TOP_P, minimum=0.01, maximum=1.0, elem_id="top-p")
+        min_similarity = gr.Number(label="minimum similarity (step a)", value=DEFAULT_MIN_SIMILARITY, minimum=-1, maximum=1, elem_id="min-similarity")
+        seed = gr.Number(label="seed", value=0, precision=0, elem_id="seed")
+    run = gr.Button("Paraphrase", variant="primary", elem_id="run")
+    status = gr.Markdown("", elem_id="status")
+    review = gr.Dataframe(
+        headers=REVIEW_COLUMNS,
+        datatype=["bool", "str", "str", "str", "number", "number", "str", "number"],
+        interactive=True, static_columns=[1, 2, 3, 4, 5, 6, 7], wrap=True, elem_id="review",
+        column_widths=["64px", "24%", "28%", "120px", "90px", "90px", "20%", "90px"],
+        label="candidates (tick 'keep' to include a paraphrase in the file)",
+    )
+    build = gr.Button("Build augmented file", elem_id="build")
+    download = gr.File(label="augmented FAQ", interactive=False, elem_id="download")
 
-        def on_upload(path):
-            return load_upload(path, max_file_size)
+    def on_upload(path):
+        return load_upload(path, max_file_size)
 
-        def on_run(path, question, answer, generator_name, most, count, k, p, minimum, seed_value):
-            return paraphrase_upload(path, question, answer, generator_name, most, count, k, p, minimum, seed_value,
-                                     max_file_size=max_file_size)
+    def on_run(path, question, answer, generator_name, most, count, k, p, minimum, seed_value):
+        return paraphrase_upload(path, question, answer, generator_name, most, count, k, p, minimum, seed_value,
+                                 max_file_size=max_file_size)
 
-        def on_build(path, result, edited):
-            return build_download(path, result, edited, temp_dir=temp_dir)
+    def on_build(path, result, edited):
+        return build_download(path, result, edited, temp_dir=temp_dir)
 
-        upload.change(on_upload, inputs=upload, outputs=[question_column, answer_column, status])
-        run.click(on_run, inputs=[upload, question_column, answer_column, generator, n, num_return, top_k, top_p,
-                                  min_similarity, seed], outputs=[result_state, review, status])
-        build.click(on_build, inputs=[upload, result_state, review], outputs=[download, status])
-    return app
+    upload.change(on_upload, inputs=upload, outputs=[question_column, answer_column, status])
+    run.click(on_run, inputs=[upload, question_column, answer_column, generator, n, num_return, top_k, top_p,
+                              min_similarity, seed], outputs=[result_state, review, status])
+    build.click(on_build, inputs=[upload, result_state, review], outputs=[download, status])
 
 
 def load_upload(path: str | None, max_file_size: int) -> tuple[dict, dict, str]:
@@ -115,10 +97,10 @@ def load_upload(path: str | None, max_file_size: int) -> tuple[dict, dict, str]:
     try:
         columns = [str(c) for c in _read(path, max_file_size).columns]
     except AugkitError as error:
-        return _no_columns(), _no_columns(), f"**Cannot use this file:** {_short(error, path)}"
+        return _no_columns(), _no_columns(), f"**Cannot use this file:** {without_server_path(error, path)}"
     except Exception as error:  # noqa: BLE001 -- a reader library's own failure: say it on the page, log the traceback
         _log.exception("augkit serve: reading an upload failed")
-        return _no_columns(), _no_columns(), f"**Cannot use this file:** {type(error).__name__}: {_short(error, path)}"
+        return _no_columns(), _no_columns(), f"**Cannot use this file:** {type(error).__name__}: {without_server_path(error, path)}"
     question, answer = guess_columns(columns)
     message = f"{Path(path).name}: columns {', '.join(columns)}"
     return gr.update(choices=columns, value=question), gr.update(choices=columns, value=answer), message
@@ -142,7 +124,7 @@ def paraphrase_upload(
             min_similarity=_real(min_similarity, DEFAULT_MIN_SIMILARITY),
         )
     except AugkitError as error:
-        return None, None, f"**Error:** {_short(error, path)}"
+        return None, None, f"**Error:** {without_server_path(error, path)}"
     except Exception as error:  # noqa: BLE001 -- a model library's own failure: say it on the page, log the traceback
         _log.exception("augkit serve: paraphrasing failed")
         return None, None, f"**Failed:** {type(error).__name__}: {error}"
@@ -173,11 +155,6 @@ def _no_columns() -> dict:
     return gr.update(choices=[], value=None)
 
 
-def _short(error: Exception, path: str) -> str:
-    """The message with the upload's server-side path shortened to its file name."""
-    return str(error).replace(str(path), Path(path).name)
-
-
 def _whole(value: float | None, default: int) -> int:
     return default if value is None else int(value)
 
@@ -187,10 +164,7 @@ def _real(value: float | None, default: float) -> float:
 
 
 def _read(path: str, max_file_size: int) -> Any:
-    from augkit.plugin import read_table
-
-    check_upload_size(path, max_file_size)
-    return read_table(path, xlsx_limits=upload_xlsx_limits(max_file_size))
+    return read_upload(path, max_file_size)
 
 
 def _write(table: Any, path: Path) -> None:

@@ -1,5 +1,6 @@
-"""The web UI's logic without a browser: sizes, column guesses, the review table and its
-ticks, the three event handlers' messages and files, and ``augkit serve``'s refusals."""
+"""The FAQ tab's logic without a browser: column guesses, the review table and its ticks,
+the three event handlers' messages and files, and ``augkit serve``'s refusals. (The upload
+rules shared by every tab are tested in tests/test_web_uploads.py.)"""
 
 from __future__ import annotations
 
@@ -12,37 +13,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from augkit_faq import paraphrase_faq
-from augkit_faq.review import (
-    check_upload_size,
-    download_path,
-    format_size,
-    guess_columns,
-    kept_ids,
-    parse_size,
-    review_table,
-)
+from augkit_faq.review import guess_columns, kept_ids, review_table
 
 from augkit.plugin import AugkitError
-
-
-@pytest.mark.parametrize(("text", "size"), [("20MB", 20_000_000), ("500 kb", 500_000), ("1MiB", 1_048_576), (2048, 2048), ("1.5GB", 1_500_000_000)])
-def test_sizes_are_read_in_human_units(text, size):
-    assert parse_size(text) == size
-
-
-@pytest.mark.parametrize("text", ["20 parsecs", "", "-5MB", "0"])
-def test_unreadable_sizes_are_refused(text):
-    with pytest.raises(AugkitError):
-        parse_size(text)
-
-
-def test_an_upload_over_the_limit_is_refused_with_both_sizes(tmp_path):
-    path = tmp_path / "faq.csv"
-    path.write_text("q,a\n" + "x,y\n" * 2000)
-    check_upload_size(path, 20_000_000)
-    with pytest.raises(AugkitError, match=r"the file is 8 KB; the limit is 1 KB \(augkit serve --max-file-size\)"):
-        check_upload_size(path, 1000)
-    assert format_size(25_300_000) == "25.3 MB"
 
 
 @pytest.mark.parametrize(
@@ -101,13 +74,6 @@ def test_ticks_decide_the_downloaded_rows(result):
     assert kept_ids(review.iloc[0:0]) == [] and kept_ids(None) == []
 
 
-@pytest.mark.parametrize(("upload", "name"), [("faq.xlsx", "faq-augmented.xlsx"), ("my.faq.csv", "my.faq-augmented.csv"),
-                                              ("faq.txt", "faq-augmented.csv"), ("data.csv.gz", "data.csv-augmented.csv")])
-def test_the_download_keeps_the_upload_format_inside_the_folder(tmp_path, upload, name):
-    path = download_path(f"/somewhere/else/{upload}", tmp_path)
-    assert path == tmp_path / name and Path(path).parent == tmp_path
-
-
 def test_serve_refuses_a_bad_size_before_starting(capsys):
     from augkit.cli import main
 
@@ -117,7 +83,8 @@ def test_serve_refuses_a_bad_size_before_starting(capsys):
 
 
 def test_importing_the_plugin_does_not_import_gradio():
-    code = "import sys, augkit_faq, augkit_faq.serve_cli; assert 'gradio' not in sys.modules, 'gradio imported'"
+    code = ("import sys, augkit_faq, augkit.web.serve; from augkit.plugins import get_registry; "
+            "assert 'faq' in get_registry().web_tabs; assert 'gradio' not in sys.modules, 'gradio imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -125,7 +92,7 @@ def test_serve_without_gradio_names_the_extra_and_leaves_no_folder(monkeypatch, 
     from augkit.cli import main
 
     monkeypatch.setitem(sys.modules, "gradio", None)  # as if not installed
-    monkeypatch.delitem(sys.modules, "augkit_faq.web_ui", raising=False)
+    monkeypatch.delitem(sys.modules, "augkit.web.app", raising=False)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setenv("GRADIO_TEMP_DIR", "")
     monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "")
@@ -206,7 +173,7 @@ def test_a_workbook_bomb_is_refused_at_once(workbook_with_sheet, tmp_path, covid
 def test_an_upload_with_more_cells_than_the_page_parses_is_refused_naming_the_limit(shared_data, workbook_with_sheet, tmp_path):
     """BANKING77 queries as questions and their intents as answers: a workbook that inflates
     like a real one, just too large for the page."""
-    from augkit_faq.review import UPLOAD_MAX_CELLS
+    from augkit.web.uploads import UPLOAD_MAX_CELLS
     from augkit_faq.web_ui import load_upload
 
     folder = shared_data / "banking77" / "jianguoz" / "train"
@@ -223,12 +190,12 @@ def test_an_upload_with_more_cells_than_the_page_parses_is_refused_naming_the_li
 def test_a_reader_failure_outside_augkit_is_a_status_line(monkeypatch, faq_csv):
     from augkit_faq import web_ui
 
-    import augkit.plugin
+    import augkit.table_io
 
     def broken(*args, **kwargs):
         raise KeyError("There is no item named 'xl/sharedStrings.xml' in the archive")
 
-    monkeypatch.setattr(augkit.plugin, "read_table", broken)
+    monkeypatch.setattr(augkit.table_io, "read_table", broken)
     question, _, status = web_ui.load_upload(str(faq_csv), 20_000_000)
     assert question["choices"] == []
     assert status == "**Cannot use this file:** KeyError: \"There is no item named 'xl/sharedStrings.xml' in the archive\""

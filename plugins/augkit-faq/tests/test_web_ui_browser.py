@@ -1,68 +1,40 @@
-"""The web UI in a real browser: headless Debian Chromium driven by Playwright uploads a
+"""The FAQ tab in a real browser: headless Debian Chromium driven by Playwright uploads a
 StackFAQ slice, runs the offline generator, unticks the accepted paraphrase and ticks a
 rejected one, downloads the augmented FAQ and checks its rows; an upload over the size limit
-is refused with a visible message. Skipped only off CI when Chromium is missing."""
+is refused with a visible message; `augkit serve` run as a command shows the FAQ tab beside the
+general page and keeps its files in one temporary folder. Skipped only off CI when Chromium is
+missing (the conftest's chromium_browser)."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-
-# Off CI, a machine without Debian's chromium skips these; in CI (CI=true) they run and fail loudly.
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not CHROMIUM.exists() and os.environ.get("CI", "").lower() != "true",
-                       reason="Debian's chromium is not installed (make test installs it)"),
-]
+pytestmark = pytest.mark.slow
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+@pytest.fixture
+def serve(launch_on_free_port):
+    """``serve(limit, temp_dir, **options)``: the FAQ tab alone on a page, launched."""
+    def start(limit: int, temp_dir: Path, **options):
+        import gradio as gr
+        from augkit_faq.web_ui import build_tab
 
+        from augkit.plugin import TabContext
 
-@pytest.fixture(scope="module")
-def temp_dir():
-    """The app's folder, also gradio's upload folder (as `augkit serve` sets it); removed after."""
-    folder = tempfile.mkdtemp(prefix="augkit-serve-test-")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("GRADIO_TEMP_DIR", folder)
-        patch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
-        yield Path(folder)
-    shutil.rmtree(folder, ignore_errors=True)
+        with gr.Blocks(analytics_enabled=False) as app:
+            build_tab(TabContext(limit, temp_dir), **options)
+        return app, launch_on_free_port(app, limit)
 
-
-def _serve(limit: int, temp_dir: Path, **options):
-    from augkit_faq.web_ui import build_app
-
-    app = build_app(limit, temp_dir, **options)
-    port = _free_port()
-    app.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, max_file_size=limit, share=False)
-    return app, f"http://127.0.0.1:{port}/"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
-        yield chromium
-        chromium.close()
+    return start
 
 
 @pytest.fixture
@@ -77,10 +49,11 @@ def _wait_for_status(page, text: str, timeout: float = 120) -> str:
     return page.locator("#status").inner_text()
 
 
-def test_upload_run_review_and_download(browser, temp_dir, faq_file, tmp_path):
+def test_upload_run_review_and_download(chromium_browser, serve_temp_dir, faq_file, tmp_path, serve):
+    browser, temp_dir = chromium_browser, serve_temp_dir
     # back-translation alone gives these 8 questions no accepted paraphrase (its 3 candidates
     # change the meaning or drift); with EDA's too there is something to untick and to tick
-    app, url = _serve(20_000_000, temp_dir, default_generator="backtranslation+eda")
+    app, url = serve(20_000_000, temp_dir, default_generator="backtranslation+eda")
     try:
         page = browser.new_page(accept_downloads=True)
         page.goto(url)
@@ -130,10 +103,11 @@ def test_upload_run_review_and_download(browser, temp_dir, faq_file, tmp_path):
 
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
-def test_the_command_keeps_its_files_in_one_temporary_folder_and_removes_it(browser, faq_file, tmp_path, stop):
+def test_the_command_keeps_its_files_in_one_temporary_folder_and_removes_it(chromium_browser, faq_file, tmp_path, stop, free_tcp_port):
+    browser = chromium_browser
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    port = _free_port()
+    port = free_tcp_port()
     env = {**os.environ, "TMPDIR": str(scratch), "GRADIO_TEMP_DIR": ""}
     server = subprocess.Popen([sys.executable, "-m", "augkit.cli", "serve", "--port", str(port)], env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -141,6 +115,7 @@ def test_the_command_keeps_its_files_in_one_temporary_folder_and_removes_it(brow
         _wait_for_port(port, server)
         page = browser.new_page()
         page.goto(f"http://127.0.0.1:{port}/")
+        page.get_by_role("tab", name="FAQ paraphrasing").click()  # the FAQ page is a tab of the general page
         page.locator("#faq-file input[type=file]").set_input_files(str(faq_file))
         _wait_for_status(page, "columns", 60)
         folders = list(scratch.glob("augkit-serve-*"))
@@ -165,8 +140,9 @@ def _wait_for_port(port: int, server, timeout: float = 60) -> None:
     raise AssertionError("augkit serve did not start listening")
 
 
-def test_an_upload_over_the_limit_is_refused_with_a_message(browser, temp_dir, faq_file):
-    app, url = _serve(1000, temp_dir)
+def test_an_upload_over_the_limit_is_refused_with_a_message(chromium_browser, serve_temp_dir, faq_file, serve):
+    browser, temp_dir = chromium_browser, serve_temp_dir
+    app, url = serve(1000, temp_dir)
     try:
         page = browser.new_page()
         page.goto(url)

@@ -1,11 +1,11 @@
-"""``augkit serve``: the FAQ paraphraser as a local web page (gradio, extra ``augkit[ui]``).
+"""``augkit serve``: the page for every method as a local web page (gradio, extra ``augkit[ui]``).
 
     augkit serve                        # http://127.0.0.1:7860
     augkit serve --port 8080 --max-file-size 5MB
 
 Binds 127.0.0.1 unless ``--host`` says otherwise; no public share link and no analytics; every
-file it writes (uploads, the augmented FAQ) goes under one fresh temporary folder, removed when
-the server stops.
+file it writes (uploads, built files) goes under one fresh temporary folder, removed when the
+server stops.
 """
 
 from __future__ import annotations
@@ -16,27 +16,24 @@ import shutil
 import sys
 import tempfile
 
-from augkit.plugin import UsageError
+from augkit.errors import UsageError
+from augkit.web.uploads import DEFAULT_MAX_FILE_SIZE, format_size, parse_size
 
-from augkit_faq.generators import OFFLINE_GENERATOR
-from augkit_faq.review import DEFAULT_MAX_FILE_SIZE, format_size, parse_size
-
-HELP = "serve the FAQ paraphraser as a local web page (needs augkit[ui])"
+HELP = "serve a local web page to try methods and pipelines on your table (needs augkit[ui])"
 UI_EXTRA = "augkit serve needs the web UI extra: pip install 'augkit[ui]'"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``augkit serve``."""
     parser.description = (
-        "Start a local web UI for FAQ paraphrasing: upload an FAQ, pick columns and options, run, review every "
-        "candidate with its scores, untick or tick any, download the augmented FAQ."
+        "Start a local web page: upload a labelled table, pick a method or pipeline, preview its candidates with "
+        "their trace, run on the whole table, download the result, its trace and the command that reproduces it. "
+        "Plugins add tabs (augkit-faq: FAQ paraphrasing)."
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
     parser.add_argument("--port", type=int, default=7860, help="port (default: 7860)")
     parser.add_argument("--max-file-size", default=DEFAULT_MAX_FILE_SIZE,
                         help=f"largest upload accepted, e.g. 500KB or 20MB (default: {DEFAULT_MAX_FILE_SIZE})")
-    parser.add_argument("--generator", default=OFFLINE_GENERATOR,
-                        help=f"generator preselected in the page (default: {OFFLINE_GENERATOR}, offline)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,12 +44,12 @@ def run(args: argparse.Namespace) -> int:
     os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
     try:
         try:
-            from augkit_faq.web_ui import build_app
+            from augkit.web.app import build_app
         except ImportError as error:
             if (error.name or "").split(".")[0] != "gradio":
                 raise
             raise UsageError(UI_EXTRA) from None
-        app = build_app(limit, temp_dir, default_generator=args.generator)
+        app = build_app(limit, temp_dir)
         print(f"augkit serve: http://{args.host}:{args.port} (uploads up to {format_size(limit)}; files under {temp_dir}); "
               "Ctrl-C stops", file=sys.stderr)
         app.launch(server_name=args.host, server_port=args.port, share=False, max_file_size=limit,

@@ -1,0 +1,252 @@
+"""The general tab of ``augkit serve`` (gradio): upload a labelled table, pick its columns and
+a pipeline, preview on a sample with every candidate's trace, untick candidates, run on the
+whole table with a progress bar (Stop cancels it), download the table, trace and command.
+
+The event handlers (:func:`load_upload`, :func:`preview_upload`, :func:`run_upload`) are
+plain functions over the upload's path and the fields' values, tested without a browser;
+their logic is :mod:`augkit.web.general`. Every message goes to the status line, with the
+server's paths cut to file names and no traceback. Imports gradio: import it only to serve.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from augkit.errors import AugkitError
+from augkit.web import TabContext
+from augkit.web.catalog import catalog_markdown, pipeline_choices
+from augkit.web.general import (
+    PREVIEW_PER_LABEL,
+    RunCancelled,
+    RunSettings,
+    command_line,
+    fates_per_step,
+    guess_columns,
+    review_table,
+    rows_per_label,
+    run_traced,
+    sample_rows,
+    similarity_histogram,
+    ticked_dropped,
+    unticked,
+    without_unticked,
+    write_downloads,
+)
+from augkit.web.uploads import read_upload, without_server_path
+from augkit.web.widgets import table_upload
+
+INTRO = (
+    "Upload a labelled table (CSV, TSV, JSONL, Parquet or XLSX), pick its text and label columns and a method "
+    "or pipeline. **Preview** runs it on a few rows per label and shows every candidate with its trace: kept ones "
+    "first, dropped ones with the step that dropped them and the scores. Untick any kept candidate you do not want, "
+    "then **Run** on the whole table and download the augmented table, the trace and the command that reproduces it."
+)
+DEFAULT_PIPELINE = "eda"
+#: Kept candidates in the plots' colour of "added" rows, dropped ones in grey, as in the table.
+FATE_COLORS = {"kept": "#f58518", "dropped": "#9e9e9e"}
+_log = logging.getLogger(__name__)
+#: The Stop flag of each browser session's running job (by gradio's session hash).
+_RUNNING: dict[str, threading.Event] = {}
+
+
+def build_general_tab(context: TabContext, registry: Any) -> None:
+    """The general page's components and events, built inside the current gradio tab."""
+    gr.Markdown(INTRO)
+    upload, text_column, label_column = table_upload(
+        "table", "aug-file", (("text column", "aug-text-column"), ("label column (none: unlabelled)", "aug-label-column")))
+    with gr.Row():
+        pipeline = gr.Dropdown(label="method or pipeline (e.g. eda|semantic; see the steps below)",
+                               choices=pipeline_choices(registry), value=DEFAULT_PIPELINE, allow_custom_value=True,
+                               elem_id="aug-pipeline", scale=3)
+        n = gr.Number(label="n (augmentations per row)", value=2, precision=0, minimum=1, elem_id="aug-n")
+        seed = gr.Number(label="seed", value=0, precision=0, elem_id="aug-seed")
+    with gr.Accordion("Installed methods and filters, with their parameters", open=False):
+        gr.Markdown(catalog_markdown(registry), elem_id="aug-catalog")
+    with gr.Row():
+        preview = gr.Button(f"Preview ({PREVIEW_PER_LABEL} rows per label)", elem_id="aug-preview")
+        run = gr.Button("Run on the whole table", variant="primary", elem_id="aug-run")
+        stop = gr.Button("Stop", variant="stop", elem_id="aug-stop")
+    status = gr.Markdown("", elem_id="aug-status")
+    review = gr.Dataframe(label="candidates (untick 'keep' to leave a kept candidate out of the download)",
+                          interactive=True, wrap=True, elem_id="aug-review")
+    with gr.Row():
+        similarity_plot = gr.BarPlot(x="bin", y="candidates", color="fate", title="similarity to the source",
+                                     color_map=FATE_COLORS, elem_id="aug-similarity-plot")
+        steps_plot = gr.BarPlot(x="step", y="candidates", title="kept, and dropped per step", elem_id="aug-steps-plot")
+        labels_plot = gr.BarPlot(x="label", y="rows", color="rows of", title="rows per label (original + added)",
+                                 color_map={"original": "#4c78a8", "added": "#f58518"}, x_label_angle=-30,
+                                 elem_id="aug-labels-plot")
+    downloads = gr.File(label="augmented table, trace, command", file_count="multiple", interactive=False,
+                        elem_id="aug-downloads")
+    command = gr.Code(label="command line", language="shell", interactive=False, elem_id="aug-command")
+    plots = [similarity_plot, steps_plot, labels_plot]
+
+    def on_upload(path):
+        return load_upload(path, context.max_file_size)
+
+    def on_preview(path, spec, text, label, count, seed_value):
+        review_value, *plots_data, message = preview_upload(path, spec, text, label, count, seed_value,
+                                                            max_file_size=context.max_file_size)
+        return (_shown(review_value), *map(_plotted, plots_data), message)
+
+    def on_run(path, spec, text, label, count, seed_value, edited, request: gr.Request, progress=gr.Progress()):
+        cancel = threading.Event()
+        key = getattr(request, "session_hash", None) or "local"
+        _RUNNING[key] = cancel
+        try:
+            files, script, *plots_data, message = run_upload(
+                path, spec, text, label, count, seed_value, edited, max_file_size=context.max_file_size,
+                temp_dir=context.temp_dir, cancel=cancel,
+                on_rows=lambda done, total: progress((done, total), desc="rows", unit="rows"))
+            return (files, script, *map(_plotted, plots_data), message)
+        finally:
+            _RUNNING.pop(key, None)
+
+    def on_stop(request: gr.Request):
+        cancel = _RUNNING.get(getattr(request, "session_hash", None) or "local")
+        if cancel is None:
+            return "No run to stop."
+        cancel.set()
+        return "**Stopping** after the current batch..."
+
+    upload.change(on_upload, inputs=upload, outputs=[text_column, label_column, status])
+    fields = [upload, pipeline, text_column, label_column, n, seed]
+    preview.click(on_preview, inputs=fields, outputs=[review, *plots, status])
+    run.click(on_run, inputs=[*fields, review], outputs=[downloads, command, *plots, status])
+    stop.click(on_stop, outputs=status)
+
+
+def load_upload(path: str | None, max_file_size: int) -> tuple[dict, dict, str]:
+    """On upload: the text and label dropdowns (likely columns preselected; the label may be
+    set to none) and a status line; an unusable file empties them and says why."""
+    if not path:
+        return _choices([]), _choices([]), ""
+    try:
+        frame = read_upload(path, max_file_size)
+    except Exception as error:  # noqa: BLE001 -- an unreadable upload: say why on the page
+        return _choices([]), _choices([]), f"**Cannot use this file:** {_message(error, path)}"
+    columns = [str(c) for c in frame.columns]
+    text, label = guess_columns(columns)
+    return (_choices(columns, text), _choices(columns, label, none=True),
+            f"{Path(path).name}: {len(frame):,} rows; columns {', '.join(columns)}")
+
+
+def preview_upload(path: str | None, pipeline: str | None, text: str | None, label: str | None, n: float | None,
+                   seed: float | None, *, max_file_size: int) -> tuple[Any, Any, Any, Any, str]:
+    """On "Preview": the review table of a seeded sample (a few rows per label), the three
+    plots' data and a status line with the counts per step."""
+    nothing = (None, None, None, None)
+    if not path:
+        return (*nothing, "**Upload a table first.**")
+    try:
+        frame = read_upload(path, max_file_size)
+        settings = _settings(pipeline, text, label, n, seed).checked([str(c) for c in frame.columns])
+        sample = sample_rows(frame, settings.label_column, settings.seed)
+        output, trace, summary = run_traced(sample, settings)
+    except Exception as error:  # noqa: BLE001 -- shown on the page, never as a traceback
+        return (*nothing, _failure(error, path))
+    review = review_table(trace, sample, settings)
+    return (review, similarity_histogram(review), fates_per_step(trace), rows_per_label(sample, output, settings.label_column),
+            f"**Preview** of {len(sample)} of {len(frame):,} rows (up to {PREVIEW_PER_LABEL} per label, seed {settings.seed}) "
+            f"with `{settings.pipeline}`, n={settings.n}: "
+            + _counts(trace, summary))
+
+
+def run_upload(path: str | None, pipeline: str | None, text: str | None, label: str | None, n: float | None,
+               seed: float | None, edited: Any, *, max_file_size: int, temp_dir: Path,
+               cancel: threading.Event | None = None, on_rows: Any = None) -> tuple[Any, str, Any, Any, Any, str]:
+    """On "Run": the whole table augmented with the same settings, minus the candidates
+    unticked in the review table; the three files to download (written in a fresh folder
+    inside ``temp_dir``), the command line, the plots' data and a status line."""
+    nothing = (None, "", None, None, None)
+    if not path:
+        return (*nothing, "**Upload a table first.**")
+    try:
+        frame = read_upload(path, max_file_size)
+        settings = _settings(pipeline, text, label, n, seed).checked([str(c) for c in frame.columns])
+        output, trace, summary = run_traced(frame, settings, on_rows=on_rows, cancel=cancel)
+        removed = unticked(edited)
+        kept, gone = without_unticked(output, removed, settings.text_column)
+        script = command_line(Path(path).name, settings, gone)
+        paths = write_downloads(kept, trace, script, Path(path).name, Path(tempfile.mkdtemp(dir=temp_dir)))
+    except RunCancelled:
+        return (*nothing, "**Stopped:** the run was cancelled; nothing was written.")
+    except Exception as error:  # noqa: BLE001 -- shown on the page, never as a traceback
+        return (*nothing, _failure(error, path))
+    review = review_table(trace, frame, settings)
+    notes = []
+    if gone:
+        notes.append(f"{gone} candidate(s) unticked by hand left out of the download")
+    if len(removed) > gone:
+        notes.append(f"{len(removed) - gone} unticked candidate(s) were not made by this run")
+    if ticked_dropped(edited):
+        notes.append(f"{ticked_dropped(edited)} ticked dropped candidate(s) not added (only kept ones can be removed)")
+    status = (f"**Done:** {paths[0].name}: {len(frame):,} original rows and {len(kept) - len(frame):,} augmentations. "
+              + _counts(trace, summary) + "".join(f"\n\nnote: {note}" for note in notes))
+    return ([str(p) for p in paths], script, similarity_histogram(review), fates_per_step(trace),
+            rows_per_label(frame, kept, settings.label_column), status)
+
+
+def _shown(review: Any) -> Any:
+    """The review table as the page shows it: ``keep`` as tick boxes, the other columns
+    read-only. (A pandas Styler greying dropped rows was tried: gradio's editable table does
+    not show it; dropped rows are unticked and say so in ``fate`` and ``dropped_by``.)"""
+    if review is None:
+        return gr.update(value=None)
+    numbers = {"row", "similarity", *(c for c in review.columns if c.startswith("score_"))}
+    types = ["bool" if c == "keep" else "number" if c in numbers else "str" for c in review.columns]
+    widths = {"keep": "56px", "row": "56px", "label": "150px", "source": "300px", "candidate": "300px", "method": "80px",
+              "fate": "80px", "dropped_by": "110px", "reason": "120px"}
+    return gr.update(value=review, datatype=types, static_columns=list(range(1, len(review.columns))),
+                     column_widths=[widths.get(c, "100px") for c in review.columns])
+
+
+def _plotted(data: Any) -> Any:
+    """A plot's data (x first, y last), its y axis from 0 to the highest stack (gradio starts
+    it at the smallest bar otherwise)."""
+    if data is None:
+        return gr.update(value=None)
+    highest = max(1, int(data.groupby(data.columns[0])[data.columns[-1]].sum().max()) if len(data) else 1)
+    return gr.update(value=data, y_lim=[0, math.ceil(highest * 1.1)])  # headroom: vega clips a bar at the limit
+
+
+def _settings(pipeline: str | None, text: str | None, label: str | None, n: float | None, seed: float | None) -> RunSettings:
+    return RunSettings(pipeline=(pipeline or "").strip(), n=1 if n is None else int(n), seed=0 if seed is None else int(seed),
+                       text_column=text or "", label_column=label or None)
+
+
+def _counts(trace: Any, summary: dict) -> str:
+    candidates = trace[trace["fate"] != "none"]
+    dropped = candidates.loc[candidates["fate"] == "dropped", "dropped_by"].value_counts()
+    parts = [f"generated {len(candidates)} candidates, kept {int((candidates['fate'] == 'kept').sum())}"]
+    if len(dropped):
+        parts.append("dropped " + ", ".join(f"{count} by {step}" for step, count in dropped.items()))
+    without = int((trace["fate"] == "none").sum())
+    if without:
+        parts.append(f"{without} row(s) got no candidate")
+    return "; ".join(parts) + "."
+
+
+def _failure(error: BaseException, path: str) -> str:
+    if isinstance(error, AugkitError):
+        return f"**Error:** {_message(error, path)}"
+    _log.error("augkit serve: a run failed", exc_info=error)
+    return f"**Failed:** {_message(error, path)}"
+
+
+def _message(error: BaseException, path: str) -> str:
+    """The error in words, the upload's server path cut to its name; a library's own error
+    (not augkit's) with its type, since its words may not say what failed."""
+    text = without_server_path(error, path)
+    return text if isinstance(error, AugkitError) else f"{type(error).__name__}: {text}"
+
+
+def _choices(columns: list[str], value: str | None = None, *, none: bool = False) -> dict:
+    return gr.update(choices=[*([("(none)", "")] if none and columns else []), *columns], value=value)
