@@ -81,7 +81,7 @@ class NlpaugAugmenter(Augmenter):
     def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
         if self._nlpaug is None:
             self._nlpaug = self._build()
-        with row_randomness(rng, seed_torch=self.uses_model):
+        with row_randomness(rng, self.spec.draws_from):
             outputs = self._nlpaug.augment(text, n=n)
         return first_distinct(text, (o for o in outputs if isinstance(o, str)), n)
 

@@ -27,6 +27,8 @@ from augkit_nlpaug.offline import sentence_tokenizer
 OFFLINE = "offline"
 WORDNET = "wordnet"  # WordNet through NLTK (NLTK_DATA), tagged by the offline tagger
 HUB_MODEL = "hub model"  # a Hugging Face model: a local folder offline
+#: The model-backed augmenters sample with torch, and their helpers with NumPy and Python.
+MODEL_DRAWS = ("python", "numpy", "torch")
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,7 @@ class Param:
 class BridgeSpec:
     """An nlpaug augmenter as an augkit method.
 
-    ``model_params`` name the parameters that hold a Hugging Face model (an id or a local
+    ``fixed`` holds nlpaug arguments the bridge sets itself. ``model_params`` name the parameters that hold a Hugging Face model (an id or a local
     folder): such a method refuses a model it cannot load with a message naming it.
     """
 
@@ -55,6 +57,11 @@ class BridgeSpec:
     needs: str = OFFLINE
     model_params: tuple[str, ...] = ()
     fixed: dict[str, Any] = field(default_factory=dict)
+    #: The global generators the nlpaug class draws from (read from nlpaug 1.1.11's code: its
+    #: ``sample(list)`` uses Python's ``random``; ``sample(int)`` and its models' ``sample``
+    #: NumPy's; the language models torch's). A test runs every offline method under two
+    #: NumPy seeds to check that those without "numpy" do not draw from it.
+    draws_from: tuple[str, ...] = ("python",)
 
     @property
     def module(self) -> str:
@@ -176,6 +183,7 @@ SPECS: tuple[BridgeSpec, ...] = (
         (*_word_amount(),
          Param("min_char", 4, int, "Shortest word split."),
          *_STOPWORDS),
+        draws_from=("python", "numpy"),  # the split position: sample(int)
     ),
     BridgeSpec(
         "nlpaug.contextual", "nlpaug.augmenter.word.ContextualWordEmbsAug",
@@ -189,7 +197,7 @@ SPECS: tuple[BridgeSpec, ...] = (
          Param("device", "cpu", str, "Torch device ('cpu', 'cuda')."),
          Param("stopwords_regex", None, "str | None", "Regular expression of words never changed.")),
         needs=HUB_MODEL, model_params=("model_path",),
-        fixed={"silence": True, "use_custom_api": True},
+        fixed={"silence": True, "use_custom_api": True}, draws_from=MODEL_DRAWS,
     ),
     BridgeSpec(
         "nlpaug.back_translation", "nlpaug.augmenter.word.BackTranslationAug",
@@ -198,7 +206,7 @@ SPECS: tuple[BridgeSpec, ...] = (
          Param("to_model_name", "facebook/wmt19-de-en", str, "The backward model: a Hugging Face id or a local folder."),
          Param("device", "cpu", str, "Torch device ('cpu', 'cuda')."),
          Param("max_length", 300, int, "Most tokens generated.")),
-        needs=HUB_MODEL, model_params=("from_model_name", "to_model_name"),
+        needs=HUB_MODEL, model_params=("from_model_name", "to_model_name"), draws_from=MODEL_DRAWS,
     ),
     # sentence level
     BridgeSpec(
@@ -208,6 +216,7 @@ SPECS: tuple[BridgeSpec, ...] = (
          Param("action", "swap", str, "What to do to sentences (nlpaug 1.1.11 does swaps only).", ("swap",)),
          *_word_amount()),
         fixed={"tokenizer": sentence_tokenizer},  # not NLTK's punkt, whose data is downloaded
+        draws_from=("python", "numpy"),  # its Shuffle model samples with NumPy
     ),
     BridgeSpec(
         "nlpaug.contextual_sentence", "nlpaug.augmenter.sentence.ContextualWordEmbsForSentenceAug",
@@ -216,7 +225,7 @@ SPECS: tuple[BridgeSpec, ...] = (
          Param("model_type", "", str, "gpt2, distilgpt2 or xlnet; empty: read from model_path's name."),
          *_generation(min_length=100, max_length=500)),
         needs=HUB_MODEL, model_params=("model_path",),
-        fixed={"silence": True, "use_custom_api": True},
+        fixed={"silence": True, "use_custom_api": True}, draws_from=MODEL_DRAWS,
     ),
     BridgeSpec(
         "nlpaug.summarize", "nlpaug.augmenter.sentence.AbstSummAug",
@@ -225,7 +234,7 @@ SPECS: tuple[BridgeSpec, ...] = (
          Param("tokenizer_path", "t5-base", str, "Its tokenizer: a Hugging Face id or a local folder."),
          *_generation(min_length=20, max_length=50)),
         needs=HUB_MODEL, model_params=("model_path", "tokenizer_path"),
-        fixed={"use_custom_api": True},
+        fixed={"use_custom_api": True}, draws_from=MODEL_DRAWS,
     ),
 )
 

@@ -123,3 +123,8 @@ def test_a_method_pickles_without_its_nlpaug_object_and_rebuilds_it(banking77_te
     assert copy.get_params() == method.get_params()
     text = banking77_texts[0]
     assert copy.augment(text, 3, random.Random(5)) == method.augment(text, 3, random.Random(5))
+
+
+def test_registering_the_methods_imports_neither_nlpaug_nor_numpy(loaded_by_import):
+    """Every augkit command loads the plugins: nlpaug (which imports torch) waits for a method."""
+    assert loaded_by_import("augkit_nlpaug", ["nlpaug", "numpy", "torch", "nltk", "textblob"]) == []
