@@ -108,7 +108,8 @@ def check_value(method: str, param: Param, value: Any) -> None:
         ok = isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value)
     if not ok:
         expected = annotation.__name__ if isinstance(annotation, type) else annotation
-        raise InvalidParameterError(f"{method}: {param.name} must be {expected}, got {value!r}")
+        hint = f" (a list: {param.name}=[{value!r}])" if isinstance(value, str) and "list" in str(annotation) else ""
+        raise InvalidParameterError(f"{method}: {param.name} must be {expected}, got {value!r}{hint}")
     if param.choices and value not in param.choices:
         close = difflib.get_close_matches(value, param.choices, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ";"

@@ -77,7 +77,7 @@ def model_not_available(method: str, parameter: str, model: str, error: BaseExce
     """The error for a model nlpaug could not load or run: names it and the fix. A local
     folder that fails is not a download problem: the message says what nlpaug raised and
     which transformers it runs on (nlpaug 1.1.11 was written for transformers 4)."""
-    reason = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+    reason = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}".rstrip(".")
     if os.path.isdir(str(model)):
         return ModelNotAvailableError(
             f"{method}: nlpaug could not run the model in the local folder {model!r} ({parameter}): {reason}. "

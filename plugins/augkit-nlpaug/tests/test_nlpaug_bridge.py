@@ -73,7 +73,7 @@ def test_pipeline_strings_take_inline_and_qualified_parameters(banking77_texts, 
         ({"aug_p": "lots"}, r"aug_p must be a number"),
         ({"aug_p": 1.5}, r"aug_p is a share .* in \[0, 1\]"),
         ({"aug_src": "wordnett"}, r"unknown aug_src 'wordnett'; did you mean 'wordnet'"),
-        ({"stopwords": "the"}, r"stopwords must be list\[str\] \| None, got 'the'"),
+        ({"stopwords": "the"}, r"stopwords must be list\[str\] \| None, got 'the' \(a list: stopwords=\['the'\]\)"),
     ],
 )
 def test_bad_parameters_are_refused_naming_what_is_wrong(params, message, banking77_texts, wordnet_for_nltk):
