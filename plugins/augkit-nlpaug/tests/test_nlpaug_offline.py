@@ -77,3 +77,15 @@ def test_a_local_model_nlpaug_cannot_run_is_refused_naming_the_folder_and_transf
         first = [method.augment(text, 2, random.Random(1)) for text in texts]
         assert any(first)
         assert [method.augment(text, 2, random.Random(1)) for text in texts] == first
+
+
+@pytest.mark.slow
+def test_back_translation_runs_two_local_translation_models(tiny_marian_pair, banking77_texts):
+    """nlpaug's BackTranslationAug takes local folders and runs on this transformers: the tiny
+    random Marian pair gives a round trip per row, the same whatever the batch."""
+    forward, backward = tiny_marian_pair
+    params = {"from_model_name": str(forward), "to_model_name": str(backward), "max_length": 20}
+    texts = banking77_texts[:4]
+    whole = augkit.augment(texts, "nlpaug.back_translation", n=1, seed=0, batch_size=4, **params)
+    assert all(len(row) == 1 and row[0] != text for row, text in zip(whole, texts))
+    assert augkit.augment(texts, "nlpaug.back_translation", n=1, seed=0, batch_size=1, **params) == whole
