@@ -5,9 +5,10 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 NLTK_DATA := $(CURDIR)/.cache/nltk_data
-PACKAGES := -e . -e plugins/augkit-eda -e plugins/augkit-aeda -e plugins/augkit-backtranslation -e plugins/augkit-faq -e plugins/augkit-paramac -e plugins/augkit-pointer -e plugins/augkit-erap -e plugins/augkit-llm
+PACKAGES := -e . -e plugins/augkit-eda -e plugins/augkit-aeda -e plugins/augkit-backtranslation -e plugins/augkit-faq -e plugins/augkit-paramac -e plugins/augkit-pointer -e plugins/augkit-erap -e plugins/augkit-llm -e plugins/augkit-nlpaug
 PROJECT_FILES := .ci/constraints.txt pyproject.toml plugins/augkit-eda/pyproject.toml plugins/augkit-aeda/pyproject.toml \
-	plugins/augkit-backtranslation/pyproject.toml plugins/augkit-faq/pyproject.toml plugins/augkit-paramac/pyproject.toml plugins/augkit-pointer/pyproject.toml plugins/augkit-erap/pyproject.toml plugins/augkit-llm/pyproject.toml
+	plugins/augkit-backtranslation/pyproject.toml plugins/augkit-faq/pyproject.toml plugins/augkit-paramac/pyproject.toml plugins/augkit-pointer/pyproject.toml plugins/augkit-erap/pyproject.toml plugins/augkit-llm/pyproject.toml \
+	plugins/augkit-nlpaug/pyproject.toml
 
 .PHONY: demo test bench fewshot setup setup-test wordnet-for-nltk chromium-for-tests clean
 
@@ -47,7 +48,8 @@ $(VENV)/.bench: $(VENV)/.runtime
 	$(BIN)/pip install --quiet -c .ci/constraints.txt -e ".[bench]"
 	touch $@
 
-# WordNet as NLTK reads it: only for the lexicon-equivalence tests and the nlpaug benchmark.
+# WordNet as NLTK reads it: for the lexicon-equivalence tests, the nlpaug benchmark and the
+# augkit-nlpaug plugin (nlpaug reads WordNet through NLTK).
 wordnet-for-nltk:
 	scripts/nltk_wordnet.sh $(NLTK_DATA)
 

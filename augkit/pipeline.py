@@ -714,8 +714,8 @@ def _chain_from_spec(chain: list[StepSpec | GroupSpec], registry: Registry) -> A
 def _apply_params(leaves: list[StepSpec], filters: list[StepSpec], params: dict[str, Any], registry: Registry) -> None:
     """Route caller parameters into the parsed steps (see :meth:`Pipeline.from_string`)."""
     for key, value in params.items():
-        if "." in key:
-            step_name, _, param = key.partition(".")
+        if "." in key:  # "step.param"; a step's own name may hold dots (nlpaug.synonym.aug_p)
+            step_name, _, param = key.rpartition(".")
             targets = [s for s in leaves + filters if s.name == step_name]
             if not targets:
                 names = sorted({s.name for s in leaves + filters})

@@ -11,6 +11,8 @@ Grammar (operators bind from loosest to tightest: ``|``, ``+``, ``>``)::
 Values are Python literals (``0.2``, ``True``, ``'x'``, ``[1, 2]``); a bare word is a string.
 The leading brackets hold the pipeline's own options (``dedup``, ``oversample``).
 
+A name may have dotted segments (``nlpaug.synonym(aug_p=0.2)|semantic``).
+
 Examples: ``eda``, ``eda+aeda``, ``eda(alpha_sr=0.2)>aeda|dedup(ignore_case=True)``,
 ``(eda+aeda)>aeda``, ``[dedup=False, oversample=2.0] eda|semantic``.
 """
@@ -24,7 +26,8 @@ from typing import Any
 
 from augkit.errors import PipelineSpecError
 
-_STEP = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_-]*)\s*(?:\((?P<args>.*)\))?\s*$", re.DOTALL)
+#: A step: a registered name (dotted segments allowed, ``nlpaug.synonym``), then its arguments.
+_STEP = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_-]*(?:\.[A-Za-z][A-Za-z0-9_-]*)*)\s*(?:\((?P<args>.*)\))?\s*$", re.DOTALL)
 
 
 @dataclass

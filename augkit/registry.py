@@ -27,7 +27,11 @@ RESERVED_PARAMETERS = frozenset(
 BUILTIN_COMMANDS = frozenset({"list", "info", "augment", "evaluate", "train", "tune", "serve"})
 #: The tab name of ``augkit serve``'s own page (every method); a plugin tab cannot take it.
 BUILTIN_WEB_TABS = frozenset({"augment"})
-_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+#: A name: letters, digits, '_' or '-', starting with a letter; dotted segments of the same
+#: form give a plugin a namespace of its own (``nlpaug.synonym``, a bridge to a peer library).
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*(?:\.[A-Za-z][A-Za-z0-9_-]*)*$")
+#: A command's, training target's or web tab's name: one segment (a word on the command line).
+_COMMAND_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 #: What a command or training target registers: ``add_arguments(parser)`` fills its parser,
 #: ``run(args)`` executes it and returns the exit code.
 AddArguments = Callable[[argparse.ArgumentParser], None]
@@ -123,7 +127,7 @@ class Registry:
         """``register`` callback of the ``register_web_tabs`` hook. An invalid, built-in or
         already registered name, or a ``build`` that is not callable, becomes a problem."""
         problem = None
-        if not isinstance(name, str) or not _NAME.match(name):
+        if not isinstance(name, str) or not _COMMAND_NAME.match(name):
             problem = f"web tab has an invalid name {name!r} (letters, digits, '_' or '-')"
         elif name in BUILTIN_WEB_TABS:
             problem = f"web tab name {name!r} is augkit's own page"
@@ -193,7 +197,7 @@ def _registration_problem(cls: Any, base: type, kind: str) -> str | None:
         return f"registered {cls!r}, which is not a subclass of augkit.{base.__name__}"
     name = getattr(cls, "name", "")
     if not isinstance(name, str) or not _NAME.match(name):
-        return f"{kind} {cls.__name__} has an invalid name {name!r} (letters, digits, '_' or '-')"
+        return f"{kind} {cls.__name__} has an invalid name {name!r} (letters, digits, '_' or '-', dotted segments allowed)"
     try:
         names = {p.name for p in describe_parameters(cls)}
     except (TypeError, ValueError) as error:
@@ -205,7 +209,7 @@ def _registration_problem(cls: Any, base: type, kind: str) -> str | None:
 
 
 def _command_problem(kind: str, reserved: frozenset, name: Any, add_arguments: Any, run: Any, help: Any) -> str | None:
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not isinstance(name, str) or not _COMMAND_NAME.match(name):
         return f"{kind} has an invalid name {name!r} (letters, digits, '_' or '-')"
     if name in reserved:
         return f"{kind} name {name!r} is a built-in command of augkit ({', '.join(sorted(reserved))})"

@@ -183,3 +183,43 @@ def test_union_is_a_deprecated_name_of_interleave():
     with pytest.warns(FutureWarning, match="now called augkit.Interleave"):
         union = augkit.Union("eda", "aeda")
     assert augkit.Pipeline(union).spec == augkit.Pipeline(augkit.Interleave("eda", "aeda")).spec
+
+
+class DottedShout(augkit.Augmenter):
+    """A bridge-style method whose name has a namespace (``peer.shout``)."""
+
+    name = "peer.shout"
+
+    def __init__(self, marks: int = 1):
+        self.marks = marks
+
+    def augment(self, text, n, rng):
+        return [text.upper() + "!" * (self.marks + i) for i in range(n)]
+
+
+def _registry_with_dotted_method():
+    from augkit.plugins import get_registry
+    from augkit.registry import PluginInfo, Registry
+
+    registry = Registry(methods=dict(get_registry().methods), filters=dict(get_registry().filters))
+    registry.add_augmenter(DottedShout, plugin=PluginInfo("peer", "dist-peer", "1"))
+    assert registry.problems == []
+    return registry
+
+
+def test_dotted_method_names_parse_take_inline_arguments_and_filters():
+    spec = parse_pipeline_spec("peer.shout(marks=2)|dedup")
+    assert spec.generator[0][0].name == "peer.shout"
+    assert spec.generator[0][0].args == {"marks": 2}
+    pipeline = augkit.Pipeline.from_string("peer.shout(marks=2)|dedup", registry=_registry_with_dotted_method())
+    assert pipeline.spec == "peer.shout(marks=2)|dedup"
+    with pytest.raises(augkit.PipelineSpecError, match="cannot parse pipeline step"):
+        parse_pipeline_spec("peer.|dedup")
+
+
+def test_qualified_parameters_of_a_dotted_method_route_by_its_full_name():
+    registry = _registry_with_dotted_method()
+    pipeline = augkit.Pipeline.from_string("peer.shout+aeda", {"peer.shout.marks": 3}, registry=registry)
+    assert pipeline.spec == "peer.shout(marks=3)+aeda|dedup"
+    with pytest.raises(augkit.PipelineSpecError, match="names step 'peer'"):
+        augkit.Pipeline.from_string("peer.shout+aeda", {"peer.marks": 3}, registry=registry)

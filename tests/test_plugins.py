@@ -96,6 +96,10 @@ class BadName(augkit.Augmenter):
     name = "has space"
 
 
+class TrailingDot(augkit.Augmenter):
+    name = "peer."
+
+
 class First(augkit.Augmenter):
     name = "twin"
 
@@ -110,6 +114,7 @@ class Second(augkit.Augmenter):
         (NotAnAugmenter, "not a subclass of augkit.Augmenter"),
         (ReservedParameter, "reserved parameter name(s) seed"),
         (BadName, "invalid name 'has space'"),
+        (TrailingDot, "invalid name 'peer.'"),
     ],
 )
 def test_invalid_registrations_become_problems_not_crashes(cls, message):
@@ -212,6 +217,7 @@ def test_web_tabs_are_registered_with_their_plugin_and_bad_ones_reported():
     [
         ("has space", _noop_arguments, _run_ok, "invalid name 'has space'"),
         ("-x", _noop_arguments, _run_ok, "invalid name '-x'"),
+        ("peer.cmd", _noop_arguments, _run_ok, "invalid name 'peer.cmd'"),  # a method may have dots, a command not
         (None, _noop_arguments, _run_ok, "invalid name None"),
         ("ok", "not callable", _run_ok, "add_arguments must be callable"),
         ("ok", _noop_arguments, None, "run must be callable"),

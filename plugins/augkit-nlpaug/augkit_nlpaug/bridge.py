@@ -1,0 +1,168 @@
+"""An augkit method for each nlpaug augmenter of :data:`augkit_nlpaug.specs.SPECS`.
+
+:func:`bridge_class` turns a spec into an :class:`NlpaugAugmenter` subclass whose
+constructor signature is the spec's parameters, so augkit's parameter checking, ``-p``
+conversion and ``augkit info`` treat it like any hand-written method. The nlpaug object is
+built when the method is constructed (so a wrong value or a missing model fails at once,
+naming it), dropped when the method is pickled for a worker process and rebuilt there.
+
+Each row is one nlpaug call, ``augment(text, n=n)``, inside :func:`row_randomness`: the
+row's own generator seeds nlpaug's global ones, so the same seed gives the same output
+whatever the batching, workers or backend. Outputs equal to the text or to an earlier
+output are dropped (nlpaug returns them when it finds nothing to change), so a row may get
+fewer than ``n``; nothing is retried, so the bridge does exactly nlpaug's work.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import inspect
+import os
+import random
+from typing import Any, ClassVar
+
+from augkit.plugin import (
+    Augmenter,
+    InvalidParameterError,
+    MissingDependencyError,
+    UnknownParameterError,
+    first_distinct,
+    unknown_name_message,
+)
+
+from augkit_nlpaug.isolation import row_randomness
+from augkit_nlpaug.offline import model_not_available, offline_pos_tagger, require_wordnet
+from augkit_nlpaug.specs import ALWAYS, HUB_MODEL, SPECS, WORDNET, BridgeSpec, Param
+
+
+class NlpaugAugmenter(Augmenter):
+    """Base of the bridged nlpaug augmenters; each subclass carries its :class:`BridgeSpec`."""
+
+    spec: ClassVar[BridgeSpec]
+
+    def _configure(self, given: dict[str, Any]) -> None:
+        spec = self.spec
+        declared = {p.name: p for p in spec.params}
+        for name in given:
+            if name not in declared:
+                raise UnknownParameterError(unknown_name_message("parameter", name, list(declared), owner=spec.name))
+        for param in spec.params:
+            value = given.get(param.name, param.default)
+            check_value(spec.name, param, value)
+            setattr(self, param.name, value)
+        self._nlpaug = self._build()
+
+    def _build(self) -> Any:
+        """The nlpaug augmenter with this method's parameters, POS-tagged offline."""
+        spec = self.spec
+        if spec.needs == WORDNET and getattr(self, "aug_src", "wordnet") == "wordnet":
+            require_wordnet(spec.name)
+        try:
+            nlpaug_class = getattr(importlib.import_module(spec.module), spec.class_name)
+        except ImportError as error:
+            raise MissingDependencyError(
+                f"{spec.name} runs nlpaug's {spec.class_name}, and importing it failed ({error}): pip install augkit-nlpaug"
+            ) from error
+        accepted = inspect.signature(nlpaug_class.__init__).parameters
+        kwargs = {p.name: getattr(self, p.name) for p in spec.params}
+        kwargs.update({k: v for k, v in {**ALWAYS, **spec.fixed}.items() if k in accepted})
+        try:
+            augmenter = nlpaug_class(**kwargs)
+        except Exception as error:  # nlpaug raises bare exceptions of any kind for bad input
+            if spec.model_params:
+                parameter = _missing_model_parameter(self, spec)
+                raise model_not_available(spec.name, parameter, getattr(self, parameter), error) from error
+            raise InvalidParameterError(f"{spec.name}: nlpaug's {spec.class_name} refused the parameters: {error}") from error
+        if spec.needs == WORDNET and hasattr(augmenter.model, "pos_tag"):
+            augmenter.model.pos_tag = offline_pos_tagger()  # this instance only, not nlpaug's class
+        return augmenter
+
+    def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
+        if self._nlpaug is None:
+            self._nlpaug = self._build()
+        with row_randomness(rng, self.spec.draws_from):
+            outputs = self._nlpaug.augment(text, n=n)
+        return first_distinct(text, (o for o in outputs if isinstance(o, str)), n)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # nlpaug's objects hold NLTK corpus readers and models: rebuilt in the worker instead
+        return {**self.__dict__, "_nlpaug": None}
+
+
+def check_value(method: str, param: Param, value: Any) -> None:
+    """Refuse a value of the wrong type or outside the parameter's choices, naming both."""
+    annotation = param.annotation
+    optional = isinstance(annotation, str) and annotation.endswith("| None")
+    if value is None and optional:
+        return
+    if annotation is bool:
+        ok = isinstance(value, bool)
+    elif annotation is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif annotation is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif annotation is str or annotation == "str | None":
+        ok = isinstance(value, str)
+    else:  # list[str] | None
+        ok = isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value)
+    if not ok:
+        expected = annotation.__name__ if isinstance(annotation, type) else annotation
+        hint = f" (a list: {param.name}=[{value!r}])" if isinstance(value, str) and "list" in str(annotation) else ""
+        raise InvalidParameterError(f"{method}: {param.name} must be {expected}, got {value!r}{hint}")
+    if param.choices and value not in param.choices:
+        close = difflib.get_close_matches(value, param.choices, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ";"
+        raise InvalidParameterError(f"{method}: unknown {param.name} {value!r}{hint} choose from {', '.join(param.choices)}")
+    if param.name.endswith("_p") and not 0 <= value <= 1:
+        raise InvalidParameterError(f"{method}: {param.name} is a share of the words or characters, in [0, 1]; got {value!r}")
+
+
+def _missing_model_parameter(method: NlpaugAugmenter, spec: BridgeSpec) -> str:
+    """The first model parameter that is not a local folder (the one that failed, most likely)."""
+    for name in spec.model_params:
+        if not os.path.isdir(str(getattr(method, name))):
+            return name
+    return spec.model_params[0]
+
+
+def bridge_class(spec: BridgeSpec) -> type[NlpaugAugmenter]:
+    """An :class:`NlpaugAugmenter` subclass named after ``spec`` whose ``__init__`` takes
+    exactly the spec's parameters as keywords, with their defaults and types."""
+
+    def __init__(self: NlpaugAugmenter, **params: Any) -> None:
+        self._configure(params)
+
+    parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    parameters += [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default, annotation=p.annotation)
+                   for p in spec.params]
+    __init__.__signature__ = inspect.Signature(parameters)  # what augkit.params reads
+    __init__.__annotations__ = {p.name: p.annotation for p in spec.params}
+    class_name = "Nlpaug" + "".join(part.capitalize() for part in spec.name.removeprefix("nlpaug.").split("_"))
+    __init__.__qualname__ = f"{class_name}.__init__"
+    return type(class_name, (NlpaugAugmenter,), {
+        "__init__": __init__,
+        "__doc__": _docstring(spec),
+        "__module__": __name__,
+        "__qualname__": class_name,
+        "name": spec.name,
+        "spec": spec,
+        "uses_model": spec.needs == HUB_MODEL,
+    })
+
+
+def _docstring(spec: BridgeSpec) -> str:
+    """The class docstring: the spec's description, then its parameters in numpy style."""
+    lines = [spec.description, "", f"Runs ``{spec.nlpaug_class}`` once per row, seeded by the row.", "",
+             "Parameters", "----------"]
+    for param in spec.params:
+        kind = param.annotation.__name__ if isinstance(param.annotation, type) else param.annotation
+        choices = f" One of: {', '.join(param.choices)}." if param.choices else ""
+        lines += [f"{param.name} : {kind}", f"    {param.doc}{choices}"]
+    return "\n".join(lines)
+
+
+#: The bridged classes by augkit name; each is also an attribute of this module, so that a
+#: method pickles for worker processes by reference like a hand-written one.
+BRIDGED: dict[str, type[NlpaugAugmenter]] = {spec.name: bridge_class(spec) for spec in SPECS}
+globals().update({cls.__name__: cls for cls in BRIDGED.values()})

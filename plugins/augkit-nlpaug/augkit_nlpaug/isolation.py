@@ -1,0 +1,61 @@
+"""Per-row randomness for nlpaug, which draws only from global generators.
+
+nlpaug has no per-call seed (nlpaug #6): its augmenters draw from Python's ``random`` module,
+some from NumPy's global generator, and the model-backed ones from torch's. :func:`row_randomness`
+seeds those an augmenter uses from the row's own ``random.Random`` (which augkit derives from the run's seed
+and the row's text), runs the call, then puts the caller's global states back. A row's
+output therefore depends only on (seed, row), whatever the batch size, worker count or
+backend, and the caller's global streams go on as if the bridge had not run.
+
+The global states are process-wide, so the calls are serialised by a lock: under Ray's
+thread pool (or a row time limit's helper thread) two rows never share them. Other code of
+the caller's that draws from the global generators in another thread during a call would
+see the row's stream: nothing in augkit does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+
+#: NumPy's legacy seeding takes 32-bit seeds.
+NUMPY_SEED_BITS = 32
+#: Python's ``random.seed`` takes any int: 64 bits keep distinct rows' streams apart.
+PYTHON_SEED_BITS = 64
+
+_LOCK = threading.RLock()
+
+
+#: The global generators nlpaug draws from, by the name a spec gives them.
+GENERATORS = ("python", "numpy", "torch")
+
+
+@contextlib.contextmanager
+def row_randomness(rng: random.Random, generators: Sequence[str] = GENERATORS) -> Iterator[None]:
+    """Seed the named global generators (Python's ``random``, NumPy's, torch's when loaded)
+    from ``rng`` for the duration of the block, then restore the states they had before it.
+
+    Only the generators an augmenter draws from are named (its spec says which): saving and
+    restoring NumPy's state costs about 160 us, half of what a synonym replacement takes."""
+    numpy = sys.modules.get("numpy") if "numpy" in generators else None
+    torch = sys.modules.get("torch") if "torch" in generators else None
+    with _LOCK:
+        python_state = random.getstate()
+        numpy_state = numpy.random.get_state() if numpy is not None else None
+        torch_state = torch.random.get_rng_state() if torch is not None else None
+        try:
+            random.seed(rng.getrandbits(PYTHON_SEED_BITS))
+            if numpy is not None:
+                numpy.random.seed(rng.getrandbits(NUMPY_SEED_BITS))
+            if torch is not None:
+                torch.manual_seed(rng.getrandbits(PYTHON_SEED_BITS - 1))
+            yield
+        finally:
+            random.setstate(python_state)
+            if numpy_state is not None:
+                numpy.random.set_state(numpy_state)
+            if torch_state is not None:
+                torch.random.set_rng_state(torch_state)

@@ -1,0 +1,242 @@
+"""The table of bridged nlpaug augmenters: one :class:`BridgeSpec` per nlpaug class.
+
+Each spec says the augkit name, the nlpaug class, which constructor parameters augkit
+exposes (with nlpaug 1.1.11's defaults, so ``augkit info nlpaug.synonym`` shows them without
+importing nlpaug; a test compares them with nlpaug's signatures) and what the augmenter
+needs to run offline. Parameters left out are the ones a table or a command line cannot
+carry or that the bridge owns: ``name``, ``verbose`` (nlpaug's printing), ``tokenizer`` and
+``reverse_tokenizer`` (callables), ``force_reload``, ``silence``, ``use_custom_api``, and
+``batch_size``: the bridge calls nlpaug once per row (so that a row's draws do not depend on
+its batch), where nlpaug's batch size has nothing to do, and the name is
+:func:`augkit.augment`'s own.
+
+Not bridged: ``TfIdfAug``, ``WordEmbsAug`` and ``LambadaAug`` need a model the user trains or
+downloads as files first (an nlpaug TF-IDF model, word2vec/GloVe/fastText vectors, a
+fine-tuned LAMBADA folder), and ``ReservedAug`` needs its token lists; they are listed in
+docs/methods/nlpaug.md as not yet bridged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from augkit_nlpaug.offline import sentence_tokenizer
+
+#: What an augmenter needs beyond nlpaug itself (the docs table's "offline" column).
+OFFLINE = "offline"
+WORDNET = "wordnet"  # WordNet through NLTK (NLTK_DATA), tagged by the offline tagger
+HUB_MODEL = "hub model"  # a Hugging Face model: a local folder offline
+#: The model-backed augmenters sample with torch, and their helpers with NumPy and Python.
+MODEL_DRAWS = ("python", "numpy", "torch")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One exposed nlpaug constructor parameter: its default, type, choices and meaning."""
+
+    name: str
+    default: Any
+    annotation: Any
+    doc: str
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class BridgeSpec:
+    """An nlpaug augmenter as an augkit method.
+
+    ``fixed`` holds nlpaug arguments the bridge sets itself. ``model_params`` name the parameters that hold a Hugging Face model (an id or a local
+    folder): such a method refuses a model it cannot load with a message naming it.
+    """
+
+    name: str
+    nlpaug_class: str
+    description: str
+    params: tuple[Param, ...]
+    needs: str = OFFLINE
+    model_params: tuple[str, ...] = ()
+    fixed: dict[str, Any] = field(default_factory=dict)
+    #: The global generators the nlpaug class draws from (read from nlpaug 1.1.11's code: its
+    #: ``sample(list)`` uses Python's ``random``; ``sample(int)`` and its models' ``sample``
+    #: NumPy's; the language models torch's). A test runs every offline method under two
+    #: NumPy seeds to check that those without "numpy" do not draw from it.
+    draws_from: tuple[str, ...] = ("python",)
+
+    @property
+    def module(self) -> str:
+        return self.nlpaug_class.rpartition(".")[0]
+
+    @property
+    def class_name(self) -> str:
+        return self.nlpaug_class.rpartition(".")[2]
+
+
+_STOPWORDS = (
+    Param("stopwords", None, "list[str] | None", "Words never changed."),
+    Param("stopwords_regex", None, "str | None", "Regular expression of words never changed."),
+)
+
+
+def _word_amount(aug_p: float = 0.3) -> tuple[Param, ...]:
+    """nlpaug's word-level amount: ``aug_p`` of the words, at least ``aug_min``, at most ``aug_max``."""
+    return (
+        Param("aug_min", 1, int, "Fewest words changed."),
+        Param("aug_max", 10, int, "Most words changed."),
+        Param("aug_p", aug_p, float, "Share of the words changed."),
+    )
+
+
+def _char_amount(aug_char_min: int = 1) -> tuple[Param, ...]:
+    """nlpaug's character-level amount: words chosen, then characters within each word."""
+    return (
+        Param("aug_char_min", aug_char_min, int, "Fewest characters changed in a chosen word."),
+        Param("aug_char_max", 10, int, "Most characters changed in a chosen word."),
+        Param("aug_char_p", 0.3, float, "Share of a chosen word's characters changed."),
+        Param("aug_word_p", 0.3, float, "Share of the words chosen."),
+        Param("aug_word_min", 1, int, "Fewest words chosen."),
+        Param("aug_word_max", 10, int, "Most words chosen."),
+    )
+
+
+def _generation(min_length: int, max_length: int) -> tuple[Param, ...]:
+    return (
+        Param("min_length", min_length, int, "Fewest tokens generated."),
+        Param("max_length", max_length, int, "Most tokens generated."),
+        Param("temperature", 1.0, float, "Sampling temperature."),
+        Param("top_k", 50, int, "Sample among the k most likely tokens."),
+        Param("top_p", 0.9, float, "Sample within this cumulative probability."),
+        Param("device", "cpu", str, "Torch device ('cpu', 'cuda')."),
+    )
+
+
+SPECS: tuple[BridgeSpec, ...] = (
+    # character level
+    BridgeSpec(
+        "nlpaug.keyboard", "nlpaug.augmenter.char.KeyboardAug",
+        "nlpaug's KeyboardAug: typos from neighbouring keys of a QWERTY keyboard.",
+        (*_char_amount(), *_STOPWORDS,
+         Param("include_special_char", True, bool, "Allow special characters as typos."),
+         Param("include_numeric", True, bool, "Allow digits as typos."),
+         Param("include_upper_case", True, bool, "Allow upper-case letters as typos."),
+         Param("lang", "en", str, "Keyboard layout's language (nlpaug ships en, de, es, fr, he, it, nl, pl, th, tr, uk)."),
+         Param("model_path", None, "str | None", "A keyboard layout JSON file instead of the packaged one."),
+         Param("min_char", 4, int, "Shortest word changed.")),
+    ),
+    BridgeSpec(
+        "nlpaug.ocr", "nlpaug.augmenter.char.OcrAug",
+        "nlpaug's OcrAug: OCR confusions (0 for o, 1 for l, ...).",
+        (*_char_amount(aug_char_min=2), *_STOPWORDS,
+         Param("min_char", 1, int, "Shortest word changed."),
+         Param("dict_of_path", None, "str | None", "A JSON file of confusions instead of the packaged one.")),
+    ),
+    BridgeSpec(
+        "nlpaug.random_char", "nlpaug.augmenter.char.RandomCharAug",
+        "nlpaug's RandomCharAug: insert, substitute, swap or delete random characters.",
+        (Param("action", "substitute", str, "What to do to characters.", ("insert", "substitute", "swap", "delete")),
+         *_char_amount(),
+         Param("include_upper_case", True, bool, "Draw upper-case letters."),
+         Param("include_lower_case", True, bool, "Draw lower-case letters."),
+         Param("include_numeric", True, bool, "Draw digits."),
+         Param("min_char", 4, int, "Shortest word changed."),
+         Param("swap_mode", "adjacent", str, "Which characters a swap exchanges.", ("adjacent", "middle", "random")),
+         Param("spec_char", "!@#$%^&*()_+", str, "Special characters drawn."),
+         *_STOPWORDS,
+         Param("candidates", None, "list[str] | None", "Characters to draw from instead.")),
+    ),
+    # word level
+    BridgeSpec(
+        "nlpaug.spelling", "nlpaug.augmenter.word.SpellingAug",
+        "nlpaug's SpellingAug: common misspellings from a spelling-error dictionary.",
+        (Param("dict_path", None, "str | None", "A misspelling dictionary instead of the packaged English one."),
+         *_word_amount(), *_STOPWORDS,
+         Param("include_reverse", True, bool, "Also map misspellings back to their correct words.")),
+    ),
+    BridgeSpec(
+        "nlpaug.synonym", "nlpaug.augmenter.word.SynonymAug",
+        "nlpaug's SynonymAug: replace words by WordNet synonyms of their part of speech.",
+        (Param("aug_src", "wordnet", str, "Where synonyms come from (ppdb needs model_path).", ("wordnet", "ppdb")),
+         Param("model_path", None, "str | None", "The PPDB file when aug_src='ppdb'."),
+         *_word_amount(),
+         Param("lang", "eng", str, "WordNet language (eng; others need the Open Multilingual WordNet)."),
+         *_STOPWORDS),
+        needs=WORDNET,
+    ),
+    BridgeSpec(
+        "nlpaug.antonym", "nlpaug.augmenter.word.AntonymAug",
+        "nlpaug's AntonymAug: replace words by WordNet antonyms (changes the meaning on purpose).",
+        (*_word_amount(),
+         Param("lang", "eng", str, "WordNet language."),
+         *_STOPWORDS),
+        needs=WORDNET,
+    ),
+    BridgeSpec(
+        "nlpaug.random_word", "nlpaug.augmenter.word.RandomWordAug",
+        "nlpaug's RandomWordAug: swap, delete, crop or substitute random words.",
+        (Param("action", "delete", str, "What to do to words.", ("swap", "delete", "crop", "substitute")),
+         *_word_amount(), *_STOPWORDS,
+         Param("target_words", None, "list[str] | None", "Words that action='substitute' puts in.")),
+    ),
+    BridgeSpec(
+        "nlpaug.split", "nlpaug.augmenter.word.SplitAug",
+        "nlpaug's SplitAug: split words in two at a random character.",
+        (*_word_amount(),
+         Param("min_char", 4, int, "Shortest word split."),
+         *_STOPWORDS),
+        draws_from=("python", "numpy"),  # the split position: sample(int)
+    ),
+    BridgeSpec(
+        "nlpaug.contextual", "nlpaug.augmenter.word.ContextualWordEmbsAug",
+        "nlpaug's ContextualWordEmbsAug: substitute or insert words a masked language model predicts.",
+        (Param("model_path", "bert-base-uncased", str, "The masked LM: a Hugging Face id or a local folder."),
+         Param("model_type", "", str, "bert, distilbert, roberta or bart; empty: read from model_path's name."),
+         Param("action", "substitute", str, "Substitute words or insert new ones.", ("substitute", "insert")),
+         Param("top_k", 100, int, "Draw among the k most likely words."),
+         *_word_amount(),
+         Param("stopwords", None, "list[str] | None", "Words never changed."),
+         Param("device", "cpu", str, "Torch device ('cpu', 'cuda')."),
+         Param("stopwords_regex", None, "str | None", "Regular expression of words never changed.")),
+        needs=HUB_MODEL, model_params=("model_path",),
+        fixed={"silence": True, "use_custom_api": True}, draws_from=MODEL_DRAWS,
+    ),
+    BridgeSpec(
+        "nlpaug.back_translation", "nlpaug.augmenter.word.BackTranslationAug",
+        "nlpaug's BackTranslationAug: translate to a pivot language and back with two translation models.",
+        (Param("from_model_name", "facebook/wmt19-en-de", str, "The forward model: a Hugging Face id or a local folder."),
+         Param("to_model_name", "facebook/wmt19-de-en", str, "The backward model: a Hugging Face id or a local folder."),
+         Param("device", "cpu", str, "Torch device ('cpu', 'cuda')."),
+         Param("max_length", 300, int, "Most tokens generated.")),
+        needs=HUB_MODEL, model_params=("from_model_name", "to_model_name"), draws_from=MODEL_DRAWS,
+    ),
+    # sentence level
+    BridgeSpec(
+        "nlpaug.random_sentence", "nlpaug.augmenter.sentence.RandomSentAug",
+        "nlpaug's RandomSentAug: move sentences of a multi-sentence text.",
+        (Param("mode", "neighbor", str, "Where a sentence moves.", ("neighbor", "left", "right", "random")),
+         Param("action", "swap", str, "What to do to sentences (nlpaug 1.1.11 does swaps only).", ("swap",)),
+         *_word_amount()),
+        fixed={"tokenizer": sentence_tokenizer},  # not NLTK's punkt, whose data is downloaded
+        draws_from=("python", "numpy"),  # its Shuffle model samples with NumPy
+    ),
+    BridgeSpec(
+        "nlpaug.contextual_sentence", "nlpaug.augmenter.sentence.ContextualWordEmbsForSentenceAug",
+        "nlpaug's ContextualWordEmbsForSentenceAug: continue the text with a causal language model.",
+        (Param("model_path", "gpt2", str, "The causal LM: a Hugging Face id or a local folder."),
+         Param("model_type", "", str, "gpt2, distilgpt2 or xlnet; empty: read from model_path's name."),
+         *_generation(min_length=100, max_length=500)),
+        needs=HUB_MODEL, model_params=("model_path",),
+        fixed={"silence": True, "use_custom_api": True}, draws_from=MODEL_DRAWS,
+    ),
+    BridgeSpec(
+        "nlpaug.summarize", "nlpaug.augmenter.sentence.AbstSummAug",
+        "nlpaug's AbstSummAug: an abstractive summary of the text by a seq2seq model (T5).",
+        (Param("model_path", "t5-base", str, "The summariser: a Hugging Face id or a local folder."),
+         Param("tokenizer_path", "t5-base", str, "Its tokenizer: a Hugging Face id or a local folder."),
+         *_generation(min_length=20, max_length=50)),
+        needs=HUB_MODEL, model_params=("model_path", "tokenizer_path"),
+        fixed={"use_custom_api": True}, draws_from=MODEL_DRAWS,
+    ),
+)
+
+#: The bridge's own settings of nlpaug parameters it does not expose.
+ALWAYS = {"verbose": 0}

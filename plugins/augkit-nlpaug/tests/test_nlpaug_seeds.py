@@ -1,0 +1,87 @@
+"""Same seed, same output: nlpaug's global randomness mapped onto augkit's per-row seeds."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import augkit
+from augkit_nlpaug import BRIDGED, SPECS
+from augkit_nlpaug.isolation import row_randomness
+from augkit_nlpaug.specs import HUB_MODEL
+
+#: Methods whose draws come from Python's random (word level), NumPy's (character level) or both.
+SEEDED = ["nlpaug.synonym", "nlpaug.random_word", "nlpaug.keyboard", "nlpaug.random_char", "nlpaug.spelling"]
+
+
+@pytest.mark.parametrize("method", SEEDED)
+def test_same_seed_same_output_whatever_the_batch_size(method, banking77_texts, wordnet_for_nltk):
+    whole = augkit.augment(banking77_texts, method, n=3, seed=11, batch_size=64)
+    assert augkit.augment(banking77_texts, method, n=3, seed=11, batch_size=1) == whole
+    assert augkit.augment(banking77_texts, method, n=3, seed=11, batch_size=7) == whole
+    assert augkit.augment(banking77_texts, method, n=3, seed=12, batch_size=64) != whole
+
+
+def test_same_seed_same_output_in_two_worker_processes(banking77_texts, wordnet_for_nltk):
+    local = augkit.augment(banking77_texts, "nlpaug.synonym", n=2, seed=4, batch_size=5)
+    assert augkit.augment(banking77_texts, "nlpaug.synonym", n=2, seed=4, batch_size=5, workers=2) == local
+
+
+def test_a_rows_output_does_not_depend_on_the_other_rows(banking77_texts, wordnet_for_nltk):
+    together = augkit.augment(banking77_texts[:10], "nlpaug.keyboard", n=2, seed=9)
+    alone = [augkit.augment([text], "nlpaug.keyboard", n=2, seed=9)[0] for text in banking77_texts[:10]]
+    reversed_order = augkit.augment(banking77_texts[:10][::-1], "nlpaug.keyboard", n=2, seed=9)[::-1]
+    assert together == alone == reversed_order
+
+
+def test_the_callers_global_random_streams_go_on_as_if_the_bridge_had_not_run(banking77_texts, wordnet_for_nltk):
+    method = BRIDGED["nlpaug.split"]()  # draws from both Python's and NumPy's generators
+    random.seed(123)
+    np.random.seed(123)
+    expected = (random.random(), np.random.random())
+    random.seed(123)
+    np.random.seed(123)
+    outputs = method.augment(banking77_texts[0], 2, random.Random(0))
+    assert outputs
+    assert (random.random(), np.random.random()) == expected
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if s.needs != HUB_MODEL], ids=lambda spec: spec.name)
+def test_a_method_draws_only_from_the_generators_its_spec_names(spec, banking77_texts, banking77_multi_sentence, wordnet_for_nltk):
+    """The bridge seeds only the generators a spec names (NumPy's costs 160 us a row): the
+    output must not move with NumPy's global seed, and NumPy's stream must go on unchanged."""
+    method = BRIDGED[spec.name]()
+    texts = banking77_multi_sentence[:5] if spec.name == "nlpaug.random_sentence" else banking77_texts[:5]
+    outputs = []
+    for numpy_seed in (1, 2):
+        np.random.seed(numpy_seed)
+        outputs.append([method.augment(text, 2, random.Random(7)) for text in texts])
+        after = np.random.random()
+        np.random.seed(numpy_seed)
+        assert after == np.random.random(), f"{spec.name} moved NumPy's global stream"
+    assert outputs[0] == outputs[1], f"{spec.name} draws from NumPy: add it to its spec's draws_from"
+    assert any(outputs[0])
+
+
+def test_the_global_states_are_restored_when_nlpaug_raises():
+    before = (random.getstate(), np.random.get_state()[1].copy())
+    with pytest.raises(ZeroDivisionError), row_randomness(random.Random(1)):
+        random.random()
+        1 / 0
+    assert random.getstate() == before[0]
+    assert (np.random.get_state()[1] == before[1]).all()
+
+
+def test_the_bridge_gives_what_nlpaug_gives_when_seeded_with_the_rows_draws(banking77_texts, wordnet_for_nltk):
+    """The bridge adds seeding and deduplication, nothing else: nlpaug's own augmenter seeded
+    as row_randomness seeds it returns the same candidates."""
+    method = BRIDGED["nlpaug.random_word"](action="swap")
+    text = banking77_texts[3]
+    rng = random.Random(42)
+    bridged = method.augment(text, 3, random.Random(42))
+    random.seed(rng.getrandbits(64))
+    np.random.seed(rng.getrandbits(32))
+    direct = method._nlpaug.augment(text, n=3)
+    assert bridged == list(dict.fromkeys(o for o in direct if o != text))
