@@ -6,7 +6,7 @@ conversion and ``augkit info`` treat it like any hand-written method. The nlpaug
 built when the method is constructed (so a wrong value or a missing model fails at once,
 naming it), dropped when the method is pickled for a worker process and rebuilt there.
 
-Each row is one nlpaug call, ``augment(text, n=n)``, inside :func:`row_randomness`: the
+Each row is one nlpaug call, ``augment(text, n=n)``, inside :func:`global_randomness`: the
 row's own generator seeds nlpaug's global ones, so the same seed gives the same output
 whatever the batching, workers or backend. Outputs equal to the text or to an earlier
 output are dropped (nlpaug returns them when it finds nothing to change), so a row may get
@@ -31,7 +31,7 @@ from augkit.plugin import (
     unknown_name_message,
 )
 
-from augkit_nlpaug.isolation import row_randomness
+from augkit_nlpaug.isolation import global_randomness
 from augkit_nlpaug.offline import model_not_available, offline_pos_tagger, require_wordnet
 from augkit_nlpaug.specs import ALWAYS, HUB_MODEL, SPECS, WORDNET, BridgeSpec, Param
 
@@ -79,11 +79,20 @@ class NlpaugAugmenter(Augmenter):
         return augmenter
 
     def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
+        return self.augment_batch([text], n, [rng])[0]
+
+    def augment_batch(self, texts: list[str], n: int, rngs: list[random.Random]) -> list[list[str]]:
+        """One nlpaug call per row, each seeded by its row's generator; the global generators
+        are saved and restored once per batch (a row's outputs are the same as alone)."""
         if self._nlpaug is None:
             self._nlpaug = self._build()
-        with row_randomness(rng, self.spec.draws_from):
-            outputs = self._nlpaug.augment(text, n=n)
-        return first_distinct(text, (o for o in outputs if isinstance(o, str)), n)
+        rows = []
+        with global_randomness(self.spec.draws_from) as seed_row:
+            for text, rng in zip(texts, rngs, strict=True):
+                seed_row(rng)
+                outputs = self._nlpaug.augment(text, n=n)
+                rows.append(first_distinct(text, (o for o in outputs if isinstance(o, str)), n))
+        return rows
 
     def __getstate__(self) -> dict[str, Any]:
         # nlpaug's objects hold NLTK corpus readers and models: rebuilt in the worker instead
