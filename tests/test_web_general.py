@@ -15,10 +15,12 @@ import augkit
 from augkit.cli import main
 from augkit.table_io import read_table
 from augkit.web.general import (
+    DROPPED_GREY,
     RunSettings,
     command_line,
     fates_per_step,
     guess_columns,
+    review_styling,
     review_table,
     rows_per_label,
     run_traced,
@@ -113,6 +115,29 @@ def test_the_review_lists_each_rows_candidates_kept_first_with_the_step_that_dro
     assert counts["candidates"].sum() == (trace["fate"] != "none").sum()
     histogram = similarity_histogram(review)
     assert histogram["candidates"].sum() == review["similarity"].notna().sum()
+    styling = review_styling(review)  # dropped rows grey, every cell; the others unstyled
+    assert [set(cells) for cells in styling] == [{f"color: {DROPPED_GREY}"} if fate == "dropped" else {""}
+                                                 for fate in review["fate"]]
+    assert {len(cells) for cells in styling} == {len(review.columns)}
+
+
+def test_the_similarity_histogram_counts_dropped_candidates_too(banking):
+    # no semantic step: similarity is 1 - the character edit ratio, for kept and dropped alike
+    settings = RunSettings(PIPELINE, n=2, seed=3, text_column="text", label_column="label")
+    sample = sample_rows(banking, "label", seed=3)
+    _, trace, _ = run_traced(sample, settings)
+    review = review_table(trace, sample, settings)
+    candidates = review[review["fate"] != "none"]
+    assert candidates["similarity"].notna().all() and candidates["similarity"].between(0, 1).all()
+    per_fate = similarity_histogram(review).groupby("fate")["candidates"].sum().to_dict()
+    assert per_fate == candidates["fate"].value_counts().to_dict()
+    assert per_fate["dropped"] > 0 and per_fate["kept"] > 0
+    # a run that drops nothing still has both fates (zero dropped): the plot's colours stay put
+    settings = RunSettings("aeda", n=1, seed=3, text_column="text", label_column="label")
+    _, trace, _ = run_traced(sample, settings)
+    histogram = similarity_histogram(review_table(trace, sample, settings))
+    assert histogram.groupby("fate")["candidates"].sum().to_dict() == {"kept": len(sample), "dropped": 0}
+    assert len(histogram) == 2 * 10 and histogram["fate"].tolist()[:2] == ["kept", "dropped"]
 
 
 def test_unticked_candidates_and_only_they_leave_the_download(banking):
