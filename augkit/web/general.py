@@ -13,9 +13,11 @@ the download; nothing else is: the download is the run's output minus exactly th
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import threading
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,6 +45,55 @@ DROPPED_GREY = "#9e9e9e"
 
 class RunCancelled(AugkitError):
     """The user pressed Stop during a run."""
+
+
+#: The list :func:`collected_warnings` fills for the block running in each thread.
+_collecting = threading.local()
+_routing = threading.Lock()
+
+
+@contextlib.contextmanager
+def collected_warnings() -> Iterator[list[str]]:
+    """The distinct warnings raised in this thread while the block runs, in order (their
+    messages), so that the page can say what a method said about the run (e.g. the bergamot
+    engine's "one back-translation per text" when n > 1) and not only the server's log,
+    where they still go. Per thread: two browser sessions' runs do not see each other's.
+
+    >>> with collected_warnings() as said:
+    ...     warnings.warn("asked n=2", RuntimeWarning)
+    >>> said
+    ['asked n=2']
+
+    Python's warning filters still decide what is raised: under the ``default`` filter a
+    warning already shown from the same place with the same words is not raised again
+    (``augkit serve`` shows every RuntimeWarning, the kind augkit's methods use)."""
+    _route_shown_warnings()
+    said: list[str] = []
+    outer = getattr(_collecting, "said", None)
+    _collecting.said = said
+    try:
+        yield said
+    finally:
+        _collecting.said = outer
+
+
+def _route_shown_warnings() -> None:
+    """Put a ``warnings.showwarning`` in front of the current one that also adds the message
+    to the collecting thread's list (once: a ``catch_warnings`` leaving puts the old one back,
+    then the next collection puts it in front again)."""
+    with _routing:
+        if getattr(warnings.showwarning, "augkit_collects", False):
+            return
+        show = warnings.showwarning
+
+        def collect_and_show(message, category, filename, lineno, file=None, line=None):
+            said = getattr(_collecting, "said", None)
+            if said is not None and str(message) not in said:
+                said.append(str(message))
+            show(message, category, filename, lineno, file, line)
+
+        collect_and_show.augkit_collects = True  # type: ignore[attr-defined]
+        warnings.showwarning = collect_and_show
 
 
 @dataclass(frozen=True)

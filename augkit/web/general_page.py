@@ -26,6 +26,7 @@ from augkit.web.general import (
     PREVIEW_PER_LABEL,
     RunCancelled,
     RunSettings,
+    collected_warnings,
     command_line,
     fates_per_step,
     guess_columns,
@@ -153,14 +154,15 @@ def preview_upload(path: str | None, pipeline: str | None, text: str | None, lab
         frame = read_upload(path, max_file_size)
         settings = _settings(pipeline, text, label, n, seed).checked([str(c) for c in frame.columns])
         sample = sample_rows(frame, settings.label_column, settings.seed)
-        output, trace, summary = run_traced(sample, settings)
+        with collected_warnings() as said:
+            output, trace, summary = run_traced(sample, settings)
     except Exception as error:  # noqa: BLE001 -- shown on the page, never as a traceback
         return (*nothing, _failure(error, path))
     review = review_table(trace, sample, settings)
     return (review, similarity_histogram(review), fates_per_step(trace), rows_per_label(sample, output, settings.label_column),
             f"**Preview** of {len(sample)} of {len(frame):,} rows (up to {PREVIEW_PER_LABEL} per label, seed {settings.seed}) "
             f"with `{settings.pipeline}`, n={settings.n}: "
-            + _counts(trace, summary))
+            + _counts(trace, summary) + _warned(said, path))
 
 
 def run_upload(path: str | None, pipeline: str | None, text: str | None, label: str | None, n: float | None,
@@ -175,7 +177,8 @@ def run_upload(path: str | None, pipeline: str | None, text: str | None, label: 
     try:
         frame = read_upload(path, max_file_size)
         settings = _settings(pipeline, text, label, n, seed).checked([str(c) for c in frame.columns])
-        output, trace, summary = run_traced(frame, settings, on_rows=on_rows, cancel=cancel)
+        with collected_warnings() as said:
+            output, trace, summary = run_traced(frame, settings, on_rows=on_rows, cancel=cancel)
         removed = unticked(edited)
         kept, gone = without_unticked(output, removed, settings.text_column)
         script = command_line(Path(path).name, settings, gone)
@@ -193,7 +196,7 @@ def run_upload(path: str | None, pipeline: str | None, text: str | None, label: 
     if ticked_dropped(edited):
         notes.append(f"{ticked_dropped(edited)} ticked dropped candidate(s) not added (only kept ones can be removed)")
     status = (f"**Done:** {paths[0].name}: {len(frame):,} original rows and {len(kept) - len(frame):,} augmentations. "
-              + _counts(trace, summary) + "".join(f"\n\nnote: {note}" for note in notes))
+              + _counts(trace, summary) + _warned(said, path) + "".join(f"\n\nnote: {note}" for note in notes))
     return ([str(p) for p in paths], script, similarity_histogram(review), fates_per_step(trace),
             rows_per_label(frame, kept, settings.label_column), status)
 
@@ -236,6 +239,11 @@ def _counts(trace: Any, summary: dict) -> str:
     if without:
         parts.append(f"{without} row(s) got no candidate")
     return "; ".join(parts) + "."
+
+
+def _warned(said: list[str], path: str) -> str:
+    """The warnings a run gave, one paragraph each, with the upload's server path cut out."""
+    return "".join(f"\n\n**warning:** {without_server_path(message, path)}" for message in said)
 
 
 def _failure(error: BaseException, path: str) -> str:
