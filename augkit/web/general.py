@@ -13,9 +13,11 @@ the download; nothing else is: the download is the run's output minus exactly th
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import threading
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,10 +37,63 @@ SIMILARITY_BINS = 10
 #: The review table's columns before the score columns.
 REVIEW_COLUMNS = ("keep", "row", "label", "source", "candidate", "method", "fate", "dropped_by", "reason", "similarity")
 CANCELLED = "the run was cancelled"
+#: A candidate's fates in the similarity histogram (rows without a candidate have no similarity).
+FATES = ("kept", "dropped")
+#: The grey of dropped candidates, in the review table's rows and in the plots' bars.
+DROPPED_GREY = "#9e9e9e"
 
 
 class RunCancelled(AugkitError):
     """The user pressed Stop during a run."""
+
+
+#: The list :func:`collected_warnings` fills for the block running in each thread.
+_collecting = threading.local()
+_routing = threading.Lock()
+
+
+@contextlib.contextmanager
+def collected_warnings() -> Iterator[list[str]]:
+    """The distinct warnings raised in this thread while the block runs, in order (their
+    messages), so that the page can say what a method said about the run (e.g. the bergamot
+    engine's "one back-translation per text" when n > 1) and not only the server's log,
+    where they still go. Per thread: two browser sessions' runs do not see each other's.
+
+    >>> with collected_warnings() as said:
+    ...     warnings.warn("asked n=2", RuntimeWarning)
+    >>> said
+    ['asked n=2']
+
+    Python's warning filters still decide what is raised: under the ``default`` filter a
+    warning already shown from the same place with the same words is not raised again
+    (``augkit serve`` shows every RuntimeWarning, the kind augkit's methods use)."""
+    _route_shown_warnings()
+    said: list[str] = []
+    outer = getattr(_collecting, "said", None)
+    _collecting.said = said
+    try:
+        yield said
+    finally:
+        _collecting.said = outer
+
+
+def _route_shown_warnings() -> None:
+    """Put a ``warnings.showwarning`` in front of the current one that also adds the message
+    to the collecting thread's list (once: a ``catch_warnings`` leaving puts the old one back,
+    then the next collection puts it in front again)."""
+    with _routing:
+        if getattr(warnings.showwarning, "augkit_collects", False):
+            return
+        show = warnings.showwarning
+
+        def collect_and_show(message, category, filename, lineno, file=None, line=None):
+            said = getattr(_collecting, "said", None)
+            if said is not None and str(message) not in said:
+                said.append(str(message))
+            show(message, category, filename, lineno, file, line)
+
+        collect_and_show.augkit_collects = True  # type: ignore[attr-defined]
+        warnings.showwarning = collect_and_show
 
 
 @dataclass(frozen=True)
@@ -154,6 +209,14 @@ def review_table(trace: Any, frame: Any, settings: RunSettings) -> Any:
     return table.reset_index(drop=True)
 
 
+def review_styling(review: Any) -> list[list[str]]:
+    """Each cell's CSS in the review table: every cell of a dropped candidate's row in
+    :data:`DROPPED_GREY`, so kept candidates stand out; the other rows unstyled. (The page
+    sends it as the table's ``styling`` metadata; the table's data stays plain.)"""
+    grey = f"color: {DROPPED_GREY}"
+    return [[grey if fate == "dropped" else ""] * len(review.columns) for fate in review["fate"]]
+
+
 def similarities(sources: Sequence[Any], candidates: Sequence[Any], trace: Any) -> list[float | None]:
     """Each candidate's similarity to its source: the ``semantic`` score when a step gave one
     (cosine of MiniLM embeddings), else one minus the character edit ratio; None for rows
@@ -199,15 +262,20 @@ def without_unticked(output: Any, removed: set[tuple[Any, str]], text_column: st
 
 
 def similarity_histogram(review: Any) -> Any:
-    """Candidates per similarity bin and fate (kept, dropped), for a bar plot."""
+    """Candidates per similarity bin and fate, for a bar plot: every bin with both fates
+    (kept, dropped), zero where none. Both fates always, so the legend stays the same: gradio
+    6 builds a plot's colour scale from the data it first draws and afterwards only swaps
+    the data, so after a preview that dropped nothing the dropped ones would get no colour."""
     import pandas as pd
 
     shown = review[review["similarity"].notna()]
     edges = [round(i / SIMILARITY_BINS, 2) for i in range(SIMILARITY_BINS + 1)]
     bins = pd.cut(shown["similarity"].astype(float).clip(0, 1), edges, include_lowest=True,
                   labels=[f"{low:.1f}-{high:.1f}" for low, high in zip(edges, edges[1:])])
-    counts = shown.assign(bin=bins).groupby(["bin", "fate"], observed=False).size().reset_index(name="candidates")
+    fates = pd.Categorical(shown["fate"], categories=FATES)
+    counts = shown.assign(bin=bins, fate=fates).groupby(["bin", "fate"], observed=False).size().reset_index(name="candidates")
     counts["bin"] = counts["bin"].astype(str)
+    counts["fate"] = counts["fate"].astype(str)
     return counts
 
 

@@ -11,7 +11,6 @@ server's paths cut to file names and no traceback. Imports gradio: import it onl
 from __future__ import annotations
 
 import logging
-import math
 import tempfile
 import threading
 from pathlib import Path
@@ -23,12 +22,15 @@ from augkit.errors import AugkitError
 from augkit.web import TabContext
 from augkit.web.catalog import catalog_markdown, pipeline_choices
 from augkit.web.general import (
+    DROPPED_GREY,
     PREVIEW_PER_LABEL,
     RunCancelled,
     RunSettings,
+    collected_warnings,
     command_line,
     fates_per_step,
     guess_columns,
+    review_styling,
     review_table,
     rows_per_label,
     run_traced,
@@ -50,7 +52,9 @@ INTRO = (
 )
 DEFAULT_PIPELINE = "eda"
 #: Kept candidates in the plots' colour of "added" rows, dropped ones in grey, as in the table.
-FATE_COLORS = {"kept": "#f58518", "dropped": "#9e9e9e"}
+FATE_COLORS = {"kept": "#f58518", "dropped": DROPPED_GREY}
+#: The plots' y axis: from 0 (gradio starts it at the smallest bar otherwise) to the data's highest.
+FROM_ZERO = [0, None]
 _log = logging.getLogger(__name__)
 #: The Stop flag of each browser session's running job (by gradio's session hash).
 _RUNNING: dict[str, threading.Event] = {}
@@ -78,11 +82,12 @@ def build_general_tab(context: TabContext, registry: Any) -> None:
                           interactive=True, wrap=True, elem_id="aug-review")
     with gr.Row():
         similarity_plot = gr.BarPlot(x="bin", y="candidates", color="fate", title="similarity to the source",
-                                     color_map=FATE_COLORS, elem_id="aug-similarity-plot")
-        steps_plot = gr.BarPlot(x="step", y="candidates", title="kept, and dropped per step", elem_id="aug-steps-plot")
+                                     color_map=FATE_COLORS, y_lim=FROM_ZERO, elem_id="aug-similarity-plot")
+        steps_plot = gr.BarPlot(x="step", y="candidates", title="kept, and dropped per step", y_lim=FROM_ZERO,
+                                 elem_id="aug-steps-plot")
         labels_plot = gr.BarPlot(x="label", y="rows", color="rows of", title="rows per label (original + added)",
                                  color_map={"original": "#4c78a8", "added": "#f58518"}, x_label_angle=-30,
-                                 elem_id="aug-labels-plot")
+                                 y_lim=FROM_ZERO, elem_id="aug-labels-plot")
     downloads = gr.File(label="augmented table, trace, command", file_count="multiple", interactive=False,
                         elem_id="aug-downloads")
     command = gr.Code(label="command line", language="shell", interactive=False, elem_id="aug-command")
@@ -149,14 +154,15 @@ def preview_upload(path: str | None, pipeline: str | None, text: str | None, lab
         frame = read_upload(path, max_file_size)
         settings = _settings(pipeline, text, label, n, seed).checked([str(c) for c in frame.columns])
         sample = sample_rows(frame, settings.label_column, settings.seed)
-        output, trace, summary = run_traced(sample, settings)
+        with collected_warnings() as said:
+            output, trace, summary = run_traced(sample, settings)
     except Exception as error:  # noqa: BLE001 -- shown on the page, never as a traceback
         return (*nothing, _failure(error, path))
     review = review_table(trace, sample, settings)
     return (review, similarity_histogram(review), fates_per_step(trace), rows_per_label(sample, output, settings.label_column),
             f"**Preview** of {len(sample)} of {len(frame):,} rows (up to {PREVIEW_PER_LABEL} per label, seed {settings.seed}) "
             f"with `{settings.pipeline}`, n={settings.n}: "
-            + _counts(trace, summary))
+            + _counts(trace, summary) + _warned(said, path))
 
 
 def run_upload(path: str | None, pipeline: str | None, text: str | None, label: str | None, n: float | None,
@@ -171,7 +177,8 @@ def run_upload(path: str | None, pipeline: str | None, text: str | None, label: 
     try:
         frame = read_upload(path, max_file_size)
         settings = _settings(pipeline, text, label, n, seed).checked([str(c) for c in frame.columns])
-        output, trace, summary = run_traced(frame, settings, on_rows=on_rows, cancel=cancel)
+        with collected_warnings() as said:
+            output, trace, summary = run_traced(frame, settings, on_rows=on_rows, cancel=cancel)
         removed = unticked(edited)
         kept, gone = without_unticked(output, removed, settings.text_column)
         script = command_line(Path(path).name, settings, gone)
@@ -189,32 +196,32 @@ def run_upload(path: str | None, pipeline: str | None, text: str | None, label: 
     if ticked_dropped(edited):
         notes.append(f"{ticked_dropped(edited)} ticked dropped candidate(s) not added (only kept ones can be removed)")
     status = (f"**Done:** {paths[0].name}: {len(frame):,} original rows and {len(kept) - len(frame):,} augmentations. "
-              + _counts(trace, summary) + "".join(f"\n\nnote: {note}" for note in notes))
+              + _counts(trace, summary) + _warned(said, path) + "".join(f"\n\nnote: {note}" for note in notes))
     return ([str(p) for p in paths], script, similarity_histogram(review), fates_per_step(trace),
             rows_per_label(frame, kept, settings.label_column), status)
 
 
 def _shown(review: Any) -> Any:
     """The review table as the page shows it: ``keep`` as tick boxes, the other columns
-    read-only. (A pandas Styler greying dropped rows was tried: gradio's editable table does
-    not show it; dropped rows are unticked and say so in ``fate`` and ``dropped_by``.)"""
+    read-only, dropped candidates' rows grey. The greying goes as the value's ``styling``
+    metadata: gradio shows it in an editable table too, where a pandas Styler value makes it
+    warn that it will not (and the edited value comes back as plain data either way)."""
     if review is None:
         return gr.update(value=None)
     numbers = {"row", "similarity", *(c for c in review.columns if c.startswith("score_"))}
     types = ["bool" if c == "keep" else "number" if c in numbers else "str" for c in review.columns]
     widths = {"keep": "56px", "row": "56px", "label": "150px", "source": "300px", "candidate": "300px", "method": "80px",
               "fate": "80px", "dropped_by": "110px", "reason": "120px"}
-    return gr.update(value=review, datatype=types, static_columns=list(range(1, len(review.columns))),
+    value = {"headers": [str(c) for c in review.columns], "data": review.to_dict(orient="split")["data"],
+             "metadata": {"styling": review_styling(review), "display_value": None}}
+    return gr.update(value=value, datatype=types, static_columns=list(range(1, len(review.columns))),
                      column_widths=[widths.get(c, "100px") for c in review.columns])
 
 
 def _plotted(data: Any) -> Any:
-    """A plot's data (x first, y last), its y axis from 0 to the highest stack (gradio starts
-    it at the smallest bar otherwise)."""
-    if data is None:
-        return gr.update(value=None)
-    highest = max(1, int(data.groupby(data.columns[0])[data.columns[-1]].sum().max()) if len(data) else 1)
-    return gr.update(value=data, y_lim=[0, math.ceil(highest * 1.1)])  # headroom: vega clips a bar at the limit
+    """A plot's new data. Only the data: gradio 6 redraws a plot from stale data when its
+    ``y_lim`` changes in the same update, so the y axis is set once, from 0 (:data:`FROM_ZERO`)."""
+    return gr.update(value=data)
 
 
 def _settings(pipeline: str | None, text: str | None, label: str | None, n: float | None, seed: float | None) -> RunSettings:
@@ -232,6 +239,11 @@ def _counts(trace: Any, summary: dict) -> str:
     if without:
         parts.append(f"{without} row(s) got no candidate")
     return "; ".join(parts) + "."
+
+
+def _warned(said: list[str], path: str) -> str:
+    """The warnings a run gave, one paragraph each, with the upload's server path cut out."""
+    return "".join(f"\n\n**warning:** {without_server_path(message, path)}" for message in said)
 
 
 def _failure(error: BaseException, path: str) -> str:
