@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from augkit.configurable import Configurable
@@ -131,19 +131,24 @@ class Augmenter(Configurable):
         return [self.augment(text, n, rng) for text, rng in zip(texts, rngs, strict=True)]
 
 
-def first_distinct(source: str, candidates: Iterable[str], n: int) -> list[str]:
-    """The first ``n`` candidates that differ from ``source`` and from each other.
+def first_distinct(source: str, candidates: Iterable[str], n: int,
+                   key: Callable[[str], Hashable] | None = None) -> list[str]:
+    """The first ``n`` candidates that differ from ``source`` and from each other, compared
+    by ``key`` (default: the exact text; :func:`augkit.text.spacing_key` counts texts that
+    differ only in spacing as the same, for a library that re-spaces what it returns).
 
     ``candidates`` may be a lazy generator: it is consumed only until ``n`` are found, so an
     augmenter can offer more attempts than it will usually need.
     """
-    seen = {source}
+    compared = key or (lambda text: text)
+    seen = {compared(source)}
     found: list[str] = []
     if n <= 0:
         return found
     for candidate in candidates:
-        if candidate not in seen:
-            seen.add(candidate)
+        candidate_key = compared(candidate)
+        if candidate_key not in seen:
+            seen.add(candidate_key)
             found.append(candidate)
             if len(found) == n:
                 break

@@ -119,6 +119,7 @@ from augkit.text import (
     insert_word,
     join_words,
     match_case,
+    spacing_key,
     split_words,
 )
 
@@ -246,7 +247,8 @@ __all__ = [
     # randomness
     "RowSeeder", "resolve_seed",
     # text
-    "WordSequence", "delete_words", "insert_before_word", "insert_word", "join_words", "match_case", "split_words",
+    "WordSequence", "delete_words", "insert_before_word", "insert_word", "join_words", "match_case", "spacing_key",
+    "split_words",
     # loaded on first access
     *_LAZY,
 ]

@@ -32,6 +32,19 @@ class WordSequence:
         return WordSequence(list(self.words), list(self.glue))
 
 
+_TOKEN = re.compile(r"\w+(?:[-'’]\w+)*|[^\w\s]")
+
+
+def spacing_key(text: str) -> tuple[str, ...]:
+    """The words and punctuation marks of ``text`` in order: two texts share it when they
+    differ only in spacing ("Aspen ?" and "Aspen?", as a detokenizer re-spaces them).
+
+    >>> spacing_key("How far is it to Aspen ?") == spacing_key("How far is it to  Aspen?")
+    True
+    """
+    return tuple(_TOKEN.findall(text))
+
+
 def split_words(text: str) -> WordSequence:
     """Split ``text`` into words and glue.
 

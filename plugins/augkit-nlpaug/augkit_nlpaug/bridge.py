@@ -9,7 +9,8 @@ naming it), dropped when the method is pickled for a worker process and rebuilt 
 Each row is one nlpaug call, ``augment(text, n=n)``, inside :func:`global_randomness`: the
 row's own generator seeds nlpaug's global ones, so the same seed gives the same output
 whatever the batching, workers or backend. Outputs equal to the text or to an earlier
-output are dropped (nlpaug returns them when it finds nothing to change), so a row may get
+output (words and punctuation compared: nlpaug re-spaces its outputs) are dropped (nlpaug
+returns them when it finds nothing to change), so a row may get
 fewer than ``n``; nothing is retried, so the bridge does exactly nlpaug's work.
 """
 
@@ -28,6 +29,7 @@ from augkit.plugin import (
     MissingDependencyError,
     UnknownParameterError,
     first_distinct,
+    spacing_key,
     unknown_name_message,
 )
 
@@ -91,7 +93,9 @@ class NlpaugAugmenter(Augmenter):
             for text, rng in zip(texts, rngs, strict=True):
                 seed_row(rng)
                 outputs = self._nlpaug.augment(text, n=n)
-                rows.append(first_distinct(text, (o for o in outputs if isinstance(o, str)), n))
+                # nlpaug re-spaces what it returns ("Aspen ?" comes back "Aspen?"): an output
+                # that differs from the text or an earlier output only in spacing is no change
+                rows.append(first_distinct(text, (o for o in outputs if isinstance(o, str)), n, key=spacing_key))
         return rows
 
     def __getstate__(self) -> dict[str, Any]:

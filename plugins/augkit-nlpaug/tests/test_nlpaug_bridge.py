@@ -128,3 +128,20 @@ def test_a_method_pickles_without_its_nlpaug_object_and_rebuilds_it(banking77_te
 def test_registering_the_methods_imports_neither_nlpaug_nor_numpy(loaded_by_import):
     """Every augkit command loads the plugins: nlpaug (which imports torch) waits for a method."""
     assert loaded_by_import("augkit_nlpaug", ["nlpaug", "numpy", "torch", "nltk", "textblob"]) == []
+
+
+def test_an_output_that_only_respaces_the_text_is_no_augmentation(shared_data):
+    """nlpaug detokenizes what it returns ("Aspen ?" comes back "Aspen?"): on TREC questions,
+    whose punctuation is spaced, such an output must not count as an augmentation."""
+    from augkit.plugin import spacing_key
+
+    lines = (shared_data / "trec" / "sent-conv-torch" / "TREC.test.all").read_text(encoding="latin-1").splitlines()
+    texts = [line.split(" ", 1)[1] for line in lines[:40]]
+    out = augkit.augment(pd.DataFrame({"text": texts}), "nlpaug.synonym", n=2, seed=1, aug_p=0.2)
+    augmented = out[out["augkit_method"].notna()]
+    assert len(augmented) > 0
+    for source, candidate in zip(augmented["augkit_source"], augmented["text"]):
+        assert spacing_key(candidate) != spacing_key(texts[int(source)]), candidate
+    for _, group in augmented.groupby("augkit_source"):
+        assert len({spacing_key(text) for text in group["text"]}) == len(group)
+    assert spacing_key("What is an atom ?") == spacing_key("What is an atom?") != spacing_key("What be an atom?")
