@@ -114,6 +114,9 @@ def test_the_review_lists_each_rows_candidates_kept_first_with_the_step_that_dro
     assert (review.loc[review["fate"] != "none", "similarity"] == review.loc[review["fate"] != "none", "score_semantic"]).all()
     counts = fates_per_step(trace)
     assert counts["candidates"].sum() == (trace["fate"] != "none").sum()
+    drawn = counts[counts["candidates"] > 0]
+    assert (drawn["fate"] == drawn["step"].map(lambda step: "kept" if step == "kept" else "dropped")).all()
+    assert set(counts["fate"]) == {"kept", "dropped"}, "both fates always in the data (the plot's colours)"
     histogram = similarity_histogram(review)
     assert histogram["candidates"].sum() == review["similarity"].notna().sum()
     styling = review_styling(review)  # dropped rows grey, every cell; the others unstyled

@@ -280,14 +280,18 @@ def similarity_histogram(review: Any) -> Any:
 
 
 def fates_per_step(trace: Any) -> Any:
-    """Candidates kept, and dropped by each step, in the order the steps dropped them."""
+    """Candidates kept, and dropped by each step, in the order the steps dropped them, by fate
+    (the bars' colour: kept, or dropped in grey). Every step has a row for both fates (zero
+    where none): gradio fixes a plot's colours from the fates of the first data it draws."""
     import pandas as pd
 
     candidates = trace[trace["fate"] != "none"]
     steps = ["kept", *dict.fromkeys(candidates.loc[candidates["fate"] == "dropped", "dropped_by"])]
     counts = [int((candidates["fate"] == "kept").sum()),
               *(int((candidates["dropped_by"] == step).sum()) for step in steps[1:])]
-    return pd.DataFrame({"step": steps, "candidates": counts})
+    rows = [(step, fate, count if (fate == "kept") == (step == "kept") else 0)
+            for step, count in zip(steps, counts) for fate in FATES]
+    return pd.DataFrame(rows, columns=["step", "fate", "candidates"])
 
 
 def rows_per_label(frame: Any, output: Any, label_column: str | None) -> Any:

@@ -83,8 +83,8 @@ def build_general_tab(context: TabContext, registry: Any) -> None:
     with gr.Row():
         similarity_plot = gr.BarPlot(x="bin", y="candidates", color="fate", title="similarity to the source",
                                      color_map=FATE_COLORS, y_lim=FROM_ZERO, elem_id="aug-similarity-plot")
-        steps_plot = gr.BarPlot(x="step", y="candidates", title="kept, and dropped per step", y_lim=FROM_ZERO,
-                                 elem_id="aug-steps-plot")
+        steps_plot = gr.BarPlot(x="step", y="candidates", color="fate", title="kept, and dropped per step",
+                                color_map=FATE_COLORS, y_lim=FROM_ZERO, elem_id="aug-steps-plot")
         labels_plot = gr.BarPlot(x="label", y="rows", color="rows of", title="rows per label (original + added)",
                                  color_map={"original": "#4c78a8", "added": "#f58518"}, x_label_angle=-30,
                                  y_lim=FROM_ZERO, elem_id="aug-labels-plot")
