@@ -385,3 +385,29 @@ def test_an_unlabelled_table_previews_a_seeded_sample_and_runs(banking_csv, tmp_
                                             max_file_size=20_000_000, temp_dir=tmp_path)
     assert status.startswith("**Done:** banking-augmented.csv: 60 original rows and 60 augmentations"), status
     assert "--label-column" not in command and "writes exactly the downloaded rows" in command
+
+
+@pytest.mark.parametrize("port", ["70000", "0", "http"])
+def test_a_port_out_of_range_is_a_usage_error(port, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["serve", "--port", port])
+    assert stopped.value.code == 2
+    assert f"a port is a whole number from 1 to 65535, got '{port}'" in capsys.readouterr().err
+
+
+def test_a_port_in_use_is_said_and_nothing_is_left_behind(capsys, monkeypatch, tmp_path):
+    import socket
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the server's folder goes here
+    for name in ("GRADIO_TEMP_DIR", "GRADIO_ANALYTICS_ENABLED"):  # serve sets them: put back after
+        monkeypatch.setenv(name, "")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot serve on 127.0.0.1:{port}: " in err and "pick another --port" in err
+    assert "server_port" not in err and "launch()" not in err, "gradio's advice for its API is not the user's"
+    assert not list(tmp_path.glob("augkit-serve-*")), "the server's temporary folder is removed"

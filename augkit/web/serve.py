@@ -31,9 +31,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "Plugins add tabs (augkit-faq: FAQ paraphrasing)."
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
-    parser.add_argument("--port", type=int, default=7860, help="port (default: 7860)")
+    parser.add_argument("--port", type=_port, default=7860, help="port, 1-65535 (default: 7860)")
     parser.add_argument("--max-file-size", default=DEFAULT_MAX_FILE_SIZE,
                         help=f"largest upload accepted, e.g. 500KB or 20MB (default: {DEFAULT_MAX_FILE_SIZE})")
+
+
+def _port(text: str) -> int:
+    """A TCP port number, or argparse's usage error naming the value."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is a whole number from 1 to 65535, got {text!r}")
+    return port
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,8 +63,12 @@ def run(args: argparse.Namespace) -> int:
         app = build_app(limit, temp_dir)
         print(f"augkit serve: http://{args.host}:{args.port} (uploads up to {format_size(limit)}; files under {temp_dir}); "
               "Ctrl-C stops", file=sys.stderr)
-        app.launch(server_name=args.host, server_port=args.port, share=False, max_file_size=limit,
-                   inbrowser=False, show_error=True, quiet=True)
+        try:
+            app.launch(server_name=args.host, server_port=args.port, share=False, max_file_size=limit,
+                       inbrowser=False, show_error=True, quiet=True)
+        except OSError as error:  # the port is taken, or the address is not this machine's
+            reason = str(error).split(". ")[0]  # gradio goes on with advice for its own API
+            raise UsageError(f"cannot serve on {args.host}:{args.port}: {reason}; pick another --port or --host") from None
     except KeyboardInterrupt:
         pass  # Ctrl-C, or SIGTERM (augkit's command line raises it like Ctrl-C): stop serving
     finally:
