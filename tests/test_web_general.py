@@ -329,7 +329,7 @@ def test_a_stopped_run_writes_nothing(banking_csv, tmp_path):
 class _Shout(augkit.Augmenter):
     """Shouts the text."""
 
-    name = "shout"
+    name = "page_shout"  # not the test fixture plugin's "shout", which test_plugins installs
 
     def __init__(self, marks: int = 1):
         self.marks = marks
@@ -345,11 +345,12 @@ def test_a_plugins_method_appears_in_the_pipeline_choices_and_the_catalog_with_i
 
     installed = get_registry()
     registry = Registry(methods=dict(installed.methods), filters=dict(installed.filters))
-    registry.add_augmenter(_Shout, plugin=PluginInfo("shout", "augkit-shout", "0.1"))
+    registry.add_augmenter(_Shout, plugin=PluginInfo("page_shout", "augkit-page-shout", "0.1"))
+    assert not registry.problems
     choices = pipeline_choices(registry)
-    assert "shout" in choices and set(installed.methods) < set(choices) and "eda|semantic" in choices
+    assert "page_shout" in choices and set(installed.methods) < set(choices) and "eda|semantic" in choices
     catalog = catalog_markdown(registry)
-    assert "| `shout` | augkit-shout | `marks=1` | - | Shouts the text. |" in catalog
+    assert "| `page_shout` | augkit-page-shout | `marks=1` | - | Shouts the text. |" in catalog
     assert "`min=0.8`" in catalog and "**Filters**" in catalog
 
 
