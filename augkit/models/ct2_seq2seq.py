@@ -84,9 +84,7 @@ class CTranslate2Seq2Seq(Seq2SeqModel):
 
     def _decoding_options(self, options: dict, num_return: int) -> dict[str, Any]:
         generation = self._generation_config
-        max_new = options.get("max_new_tokens") or generation.max_new_tokens
-        if not max_new:
-            max_new = max(1, (generation.max_length or 256) - 1)  # max_length counts the decoder's start token
+        max_new = self._max_new_tokens(options)
         if options.get("forced_eos_token_id", generation.forced_eos_token_id) is not None:
             max_new -= 1  # transformers spends the last step on the forced end; CTranslate2 just stops
         # transformers' minimum counts the forced end too: never more than the content allowed
@@ -95,12 +93,18 @@ class CTranslate2Seq2Seq(Seq2SeqModel):
                 "min_decoding_length": int(min_new), "length_penalty": float(generation.length_penalty or 1.0),
                 "max_input_length": 0}
 
+    def _max_new_tokens(self, options: dict) -> int:
+        """The new-token limit: the call's ``max_new_tokens``, else the generation config's,
+        else its ``max_length`` less the decoder's start token (transformers counts it)."""
+        generation = self._generation_config
+        return int(options.get("max_new_tokens") or generation.max_new_tokens or max(1, (generation.max_length or 256) - 1))
+
     def _sampling_settings(self, options: dict) -> SamplingSettings:
         """Sampling as transformers does it for this model: its generation config's top-k
         (50 unless set), top-p and temperature unless the call gives them, its lengths, and
         its forced end of sequence on the last step."""
         generation = self._generation_config
-        max_new = options.get("max_new_tokens") or generation.max_new_tokens or max(1, (generation.max_length or 256) - 1)
+        max_new = self._max_new_tokens(options)
         min_new = min(options.get("min_new_tokens", generation.min_new_tokens) or 0, max_new)
         top_k = options["top_k"] if "top_k" in options else generation.top_k
         top_p = options["top_p"] if "top_p" in options else generation.top_p

@@ -66,10 +66,3 @@ def global_randomness(generators: Sequence[str] = GENERATORS) -> Iterator[Callab
             if torch_state is not None:
                 torch.random.set_rng_state(torch_state)
 
-
-@contextlib.contextmanager
-def row_randomness(rng: random.Random, generators: Sequence[str] = GENERATORS) -> Iterator[None]:
-    """One row's call inside :func:`global_randomness`, seeded from ``rng``."""
-    with global_randomness(generators) as seed_row:
-        seed_row(rng)
-        yield

@@ -9,7 +9,7 @@ import pytest
 
 import augkit
 from augkit_nlpaug import BRIDGED, SPECS
-from augkit_nlpaug.isolation import row_randomness
+from augkit_nlpaug.isolation import global_randomness
 from augkit_nlpaug.specs import HUB_MODEL
 
 #: Methods whose draws come from Python's random (word level), NumPy's (character level) or both.
@@ -67,7 +67,8 @@ def test_a_method_draws_only_from_the_generators_its_spec_names(spec, banking77_
 
 def test_the_global_states_are_restored_when_nlpaug_raises():
     before = (random.getstate(), np.random.get_state()[1].copy())
-    with pytest.raises(ZeroDivisionError), row_randomness(random.Random(1)):
+    with pytest.raises(ZeroDivisionError), global_randomness() as seed_row:
+        seed_row(random.Random(1))
         random.random()
         1 / 0
     assert random.getstate() == before[0]
@@ -76,7 +77,7 @@ def test_the_global_states_are_restored_when_nlpaug_raises():
 
 def test_the_bridge_gives_what_nlpaug_gives_when_seeded_with_the_rows_draws(banking77_texts, wordnet_for_nltk):
     """The bridge adds seeding and deduplication, nothing else: nlpaug's own augmenter seeded
-    as row_randomness seeds it returns the same candidates."""
+    as global_randomness seeds a row returns the same candidates."""
     method = BRIDGED["nlpaug.random_word"](action="swap")
     text = banking77_texts[3]
     rng = random.Random(42)
