@@ -35,14 +35,54 @@ class WordSequence:
 _TOKEN = re.compile(r"\w+(?:[-'’]\w+)*|[^\w\s]")
 
 
-def spacing_key(text: str) -> tuple[str, ...]:
-    """The words and punctuation marks of ``text`` in order: two texts share it when they
-    differ only in spacing ("Aspen ?" and "Aspen?", as a detokenizer re-spaces them).
+class SpacingKey:
+    """What :func:`spacing_key` returns: equal for two texts with the same words and marks in
+    the same order, whatever the spacing between them.
+
+    Cheap in the common case: the hash is that of the text without its whitespace, and the
+    tokens are compared only when two such texts are equal ("apart" against "a part"). Exact,
+    because the tokens, joined, are the text without its whitespace: texts whose tokens are
+    equal are equal without whitespace. A regular-expression split per output cost a
+    bridged synonym replacement about a tenth of its time.
+    """
+
+    __slots__ = ("_squeezed", "_text", "_tokens")
+
+    def __init__(self, text: str):
+        self._text = text
+        self._squeezed = "".join(text.split())
+        self._tokens: tuple[str, ...] | None = None
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        """The words and punctuation marks, in order."""
+        if self._tokens is None:
+            self._tokens = tuple(_TOKEN.findall(self._text))
+        return self._tokens
+
+    def __hash__(self) -> int:
+        return hash(self._squeezed)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SpacingKey):
+            return NotImplemented
+        return self._squeezed == other._squeezed and (self._text == other._text or self.tokens == other.tokens)
+
+    def __repr__(self) -> str:
+        return f"SpacingKey({self._text!r})"
+
+
+def spacing_key(text: str) -> SpacingKey:
+    """A key shared by texts that differ only in spacing ("Aspen ?" and "Aspen?", as a
+    detokenizer re-spaces them), and by no others: their words and punctuation marks, in
+    order, are the same.
 
     >>> spacing_key("How far is it to Aspen ?") == spacing_key("How far is it to  Aspen?")
     True
+    >>> spacing_key("It is apart") == spacing_key("It is a part")
+    False
     """
-    return tuple(_TOKEN.findall(text))
+    return SpacingKey(text)
 
 
 def split_words(text: str) -> WordSequence:

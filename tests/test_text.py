@@ -5,7 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from augkit.text import delete_words, insert_before_word, insert_word, join_words, match_case, split_words
+import re
+
+from augkit.text import delete_words, insert_before_word, insert_word, join_words, match_case, spacing_key, split_words
 
 
 @given(st.text())
@@ -53,3 +55,23 @@ def test_match_case():
     assert match_case("Card", "bill of fare") == "Bill of fare"
     assert match_case("card", "Paris") == "Paris"
     assert match_case("I", "one") == "One"
+
+
+_TOKENS = re.compile(r"\w+(?:[-'’]\w+)*|[^\w\s]")
+
+
+@given(st.text(alphabet=st.sampled_from("ab- '’?.\n"), max_size=12), st.text(alphabet=st.sampled_from("ab- '’?.\n"), max_size=12))
+def test_spacing_keys_are_equal_exactly_when_words_and_marks_are(first, second):
+    """The cheap key (hash of the text without whitespace, tokens compared on a tie) agrees
+    with comparing the token lists themselves, including "apart" against "a part"."""
+    same_tokens = _TOKENS.findall(first) == _TOKENS.findall(second)
+    assert (spacing_key(first) == spacing_key(second)) is same_tokens
+    if same_tokens:
+        assert hash(spacing_key(first)) == hash(spacing_key(second))
+    assert len({spacing_key(first), spacing_key(second)}) == (1 if same_tokens else 2)
+
+
+def test_spacing_keys_of_respaced_and_split_words():
+    assert spacing_key("How far is it to Aspen ?") == spacing_key("How far is it to  Aspen?")
+    assert spacing_key("It is apart") != spacing_key("It is a part")
+    assert spacing_key("well-known") != spacing_key("well - known")
