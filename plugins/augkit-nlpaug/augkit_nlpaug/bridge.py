@@ -60,6 +60,7 @@ class NlpaugAugmenter(Augmenter):
         spec = self.spec
         if spec.needs == WORDNET and getattr(self, "aug_src", "wordnet") == "wordnet":
             require_wordnet(spec.name)
+        check_model_type(spec, getattr(self, "model_path", ""), getattr(self, "model_type", ""))
         try:
             nlpaug_class = getattr(importlib.import_module(spec.module), spec.class_name)
         except ImportError as error:
@@ -78,6 +79,8 @@ class NlpaugAugmenter(Augmenter):
             raise InvalidParameterError(f"{spec.name}: nlpaug's {spec.class_name} refused the parameters: {error}") from error
         if spec.needs == WORDNET and hasattr(augmenter.model, "pos_tag"):
             augmenter.model.pos_tag = offline_pos_tagger()  # this instance only, not nlpaug's class
+        if spec.needs == HUB_MODEL:
+            apply_model_settings(augmenter.model, {p.name: getattr(self, p.name) for p in spec.params})
         return augmenter
 
     def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
@@ -101,6 +104,33 @@ class NlpaugAugmenter(Augmenter):
     def __getstate__(self) -> dict[str, Any]:
         # nlpaug's objects hold NLTK corpus readers and models: rebuilt in the worker instead
         return {**self.__dict__, "_nlpaug": None}
+
+
+#: The settings nlpaug copies onto a cached model when a new augmenter finds it in its cache.
+MODEL_SETTINGS = ("min_length", "max_length", "temperature", "top_k", "top_p", "batch_size")
+
+
+def apply_model_settings(model: Any, values: dict[str, Any]) -> None:
+    """Give an nlpaug model of its own the method's settings, as nlpaug's cache hit does:
+    its fresh load leaves some out (the GPT-2 continuation's ``top_p``), so without this a
+    process's first instance would sample differently from the later ones."""
+    for name in MODEL_SETTINGS:
+        if name in values and hasattr(model, name):
+            setattr(model, name, values[name])
+
+
+def check_model_type(spec: BridgeSpec, model_path: str, model_type: str) -> None:
+    """Refuse an empty ``model_type`` that nlpaug could not read from ``model_path``'s name:
+    nlpaug would fail later with "Model name value is unexpected" (or run a model as the
+    wrong family), where the fix is one parameter."""
+    if not spec.model_type_markers or model_type:
+        return
+    if not any(marker in str(model_path).lower() for marker in spec.model_type_markers):
+        choices = " or ".join(f"model_type={value!r}" for value in spec.model_types)
+        raise InvalidParameterError(
+            f"{spec.name}: model_type is empty and nlpaug reads the model family from model_path's name, "
+            f"where {str(model_path)!r} names none of {', '.join(spec.model_type_markers)}: pass {choices}"
+        )
 
 
 def check_value(method: str, param: Param, value: Any) -> None:

@@ -29,6 +29,13 @@ WORDNET = "wordnet"  # WordNet through NLTK (NLTK_DATA), tagged by the offline t
 HUB_MODEL = "hub model"  # a Hugging Face model: a local folder offline
 #: The model-backed augmenters sample with torch, and their helpers with NumPy and Python.
 MODEL_DRAWS = ("python", "numpy", "torch")
+#: nlpaug keeps its models in module-level caches keyed by the folder's base name, and on a
+#: cache hit overwrites the cached model's settings (top_k, top_p, lengths) with the new
+#: instance's: a second instance changed the first one's outputs, the first instance of a
+#: process (every worker's) ran without top_p, and two folders of the same name shared one
+#: model. Each bridged instance therefore loads its own model (``force_reload``) and then
+#: gets its settings set as nlpaug's cache hit would (:func:`augkit_nlpaug.bridge.apply_model_settings`).
+OWN_MODEL = {"force_reload": True}
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,12 @@ class BridgeSpec:
     #: NumPy's; the language models torch's). A test runs every offline method under two
     #: NumPy seeds to check that those without "numpy" do not draw from it.
     draws_from: tuple[str, ...] = ("python",)
+    #: When ``model_type`` is left empty, nlpaug reads the model family from ``model_path``'s
+    #: name and fails late and obscurely when it finds none of these words there: the
+    #: bridge checks first and asks for ``model_type`` (see :func:`check_model_type`).
+    model_type_markers: tuple[str, ...] = ()
+    #: The ``model_type`` values to suggest then.
+    model_types: tuple[str, ...] = ()
 
     @property
     def module(self) -> str:
@@ -197,7 +210,8 @@ SPECS: tuple[BridgeSpec, ...] = (
          Param("device", "cpu", str, "Torch device ('cpu', 'cuda')."),
          Param("stopwords_regex", None, "str | None", "Regular expression of words never changed.")),
         needs=HUB_MODEL, model_params=("model_path",),
-        fixed={"silence": True, "use_custom_api": True}, draws_from=MODEL_DRAWS,
+        fixed={"silence": True, "use_custom_api": True, **OWN_MODEL}, draws_from=MODEL_DRAWS,
+        model_type_markers=("longformer", "roberta", "bert", "bart"), model_types=("bert", "roberta", "bart"),
     ),
     BridgeSpec(
         "nlpaug.back_translation", "nlpaug.augmenter.word.BackTranslationAug",
@@ -206,7 +220,7 @@ SPECS: tuple[BridgeSpec, ...] = (
          Param("to_model_name", "facebook/wmt19-de-en", str, "The backward model: a Hugging Face id or a local folder."),
          Param("device", "cpu", str, "Torch device ('cpu', 'cuda')."),
          Param("max_length", 300, int, "Most tokens generated.")),
-        needs=HUB_MODEL, model_params=("from_model_name", "to_model_name"), draws_from=MODEL_DRAWS,
+        needs=HUB_MODEL, model_params=("from_model_name", "to_model_name"), draws_from=MODEL_DRAWS, fixed=OWN_MODEL,
     ),
     # sentence level
     BridgeSpec(
@@ -225,7 +239,8 @@ SPECS: tuple[BridgeSpec, ...] = (
          Param("model_type", "", str, "gpt2, distilgpt2 or xlnet; empty: read from model_path's name."),
          *_generation(min_length=100, max_length=500)),
         needs=HUB_MODEL, model_params=("model_path",),
-        fixed={"silence": True, "use_custom_api": True}, draws_from=MODEL_DRAWS,
+        fixed={"silence": True, "use_custom_api": True, **OWN_MODEL}, draws_from=MODEL_DRAWS,
+        model_type_markers=("xlnet", "gpt2"), model_types=("gpt2", "xlnet"),
     ),
     BridgeSpec(
         "nlpaug.summarize", "nlpaug.augmenter.sentence.AbstSummAug",
@@ -234,7 +249,7 @@ SPECS: tuple[BridgeSpec, ...] = (
          Param("tokenizer_path", "t5-base", str, "Its tokenizer: a Hugging Face id or a local folder."),
          *_generation(min_length=20, max_length=50)),
         needs=HUB_MODEL, model_params=("model_path", "tokenizer_path"),
-        fixed={"use_custom_api": True}, draws_from=MODEL_DRAWS,
+        fixed={"use_custom_api": True, **OWN_MODEL}, draws_from=MODEL_DRAWS,
     ),
 )
 

@@ -89,3 +89,76 @@ def test_back_translation_runs_two_local_translation_models(tiny_marian_pair, ba
     whole = augkit.augment(texts, "nlpaug.back_translation", n=1, seed=0, batch_size=4, **params)
     assert all(len(row) == 1 and row[0] != text for row, text in zip(whole, texts))
     assert augkit.augment(texts, "nlpaug.back_translation", n=1, seed=0, batch_size=1, **params) == whole
+
+
+@pytest.fixture(scope="module")
+def causal_lm_128(banking77_texts, tmp_path_factory):
+    """The project's tiny GPT-2 with 128 positions: nlpaug's continuation runs past the
+    64 of the shared fixture."""
+    from augkit.testing import build_gpt2_causal_lm
+
+    return build_gpt2_causal_lm(tmp_path_factory.mktemp("gpt2-128") / "tiny-gpt2", banking77_texts, max_positions=128)
+
+
+def test_a_model_family_nlpaug_cannot_read_from_the_folder_name_asks_for_model_type(causal_lm_128, tmp_path):
+    """nlpaug reads GPT-2 or XLNet from model_path's name; a folder named otherwise used to
+    fail deep inside nlpaug with "Model name value is unexpected", blamed on transformers."""
+    import shutil
+
+    from augkit.plugin import InvalidParameterError
+
+    folder = shutil.copytree(causal_lm_128, tmp_path / "causal-lm")
+    with pytest.raises(InvalidParameterError, match=r"nlpaug.contextual_sentence: model_type is empty .*causal-lm'.* "
+                                                    r"pass model_type='gpt2' or model_type='xlnet'"):
+        augkit.get_registry().create_augmenter("nlpaug.contextual_sentence", {"model_path": str(folder)})
+    method = augkit.get_registry().create_augmenter(
+        "nlpaug.contextual_sentence", {"model_path": str(folder), "model_type": "gpt2", "min_length": 5, "max_length": 20})
+    assert method.augment("I am still waiting on my card?", 1, random.Random(0))
+
+
+def test_a_causal_lm_continues_each_text_the_same_for_the_same_seed(causal_lm_128, banking77_texts):
+    """nlpaug's sentence continuation on the tiny GPT-2: every output starts with its text
+    (nlpaug appends), and a row's outputs depend on its seed only, not on the batch."""
+    params = {"model_path": str(causal_lm_128), "min_length": 5, "max_length": 20}
+    texts = banking77_texts[:4]
+    whole = augkit.augment(texts, "nlpaug.contextual_sentence", n=1, seed=3, batch_size=4, **params)
+    alone = augkit.augment(texts, "nlpaug.contextual_sentence", n=1, seed=3, batch_size=1, **params)
+    assert whole == alone
+    assert all(len(row) == 1 and row[0].startswith(text.rstrip()) and row[0] != text for row, text in zip(whole, texts))
+    assert augkit.augment(texts, "nlpaug.contextual_sentence", n=1, seed=4, batch_size=4, **params) != whole
+
+
+def test_a_summary_is_kept_up_to_its_last_sentence_end_and_no_row_is_lost(tiny_t5, banking77_texts):
+    """nlpaug keeps a summary only up to its last sentence end (., !, ?) and gives nothing
+    for a summary without one; the tiny random T5 ends some and not others: the rows
+    without a summary keep their originals and count as not augmented."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"text": banking77_texts[:6], "label": list("abcdef")})
+    params = {"model_path": str(tiny_t5), "tokenizer_path": str(tiny_t5), "min_length": 3, "max_length": 10}
+    out, report = augkit.augment_with_report(frame, "nlpaug.summarize", n=1, seed=0, **params)
+    originals = out[out["augkit_method"].isna()]
+    assert originals[["text", "label"]].values.tolist() == frame.values.tolist()
+    augmented = out[out["augkit_method"] == "nlpaug.summarize"]
+    assert all(text.rstrip()[-1] in ".!?" for text in augmented["text"])
+    assert report.rows_augmented == augmented["augkit_source"].nunique()
+    assert sum(report.without_augmentation.values()) == len(frame) - report.rows_augmented
+
+
+def test_each_instance_has_its_own_model_and_settings(causal_lm_128, banking77_texts, tmp_path):
+    """nlpaug caches models by the folder's base name and rewrites a cached model's settings
+    for each new augmenter; the bridge loads a model per instance: a second instance with
+    other settings leaves the first one's outputs alone, and a folder of the same name
+    elsewhere is its own model."""
+    from augkit.testing import build_gpt2_causal_lm
+
+    text = banking77_texts[0]
+    registry = augkit.get_registry()
+    first = registry.create_augmenter("nlpaug.contextual_sentence", {"model_path": str(causal_lm_128), "top_k": 50})
+    before = first.augment(text, 1, random.Random(5))
+    registry.create_augmenter("nlpaug.contextual_sentence", {"model_path": str(causal_lm_128), "top_k": 2, "top_p": 0.5})
+    assert first.augment(text, 1, random.Random(5)) == before
+    namesake = build_gpt2_causal_lm(tmp_path / "tiny-gpt2", banking77_texts, max_positions=128, seed=1)
+    other = registry.create_augmenter("nlpaug.contextual_sentence", {"model_path": str(namesake)})
+    assert other._nlpaug.model.model_path == str(namesake)
+    assert first._nlpaug.model.model_path == str(causal_lm_128)
