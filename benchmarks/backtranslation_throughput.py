@@ -252,13 +252,16 @@ CT2_COMPUTE_TYPES = ("int8", "float32")
 
 def ct2_tools(args, forward: str, backward: str, k: int, n: int) -> dict:
     """augkit on the CTranslate2 runtime, one tool per compute type, no scoring (the same
-    work as nlpaug: generation only)."""
+    work as nlpaug: generation only), and with ``--ct2-dual`` the same with dual scoring
+    (teacher-forced scores through CTranslate2's ``score_batch``)."""
     if args.skip_ct2:
         return {}
     tools = {}
-    for compute_type in CT2_COMPUTE_TYPES:
-        augmenter = ours(forward, backward, k, "none", "ctranslate2", compute_type, args.threads)
-        tools[f"augkit k={k}, ctranslate2 {compute_type}"] = lambda t, a=augmenter: run_ours(a, t, n)
+    for scoring in ("none", "dual") if args.ct2_dual else ("none",):
+        suffix = "" if scoring == "none" else ", scoring=dual"
+        for compute_type in CT2_COMPUTE_TYPES:
+            augmenter = ours(forward, backward, k, scoring, "ctranslate2", compute_type, args.threads)
+            tools[f"augkit k={k}, ctranslate2 {compute_type}{suffix}"] = lambda t, a=augmenter: run_ours(a, t, n)
     return tools
 
 
@@ -482,6 +485,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--scenarios", default="A,B,C")
     parser.add_argument("--skip-nlpaug", action="store_true")
     parser.add_argument("--skip-ct2", action="store_true", help="leave out augkit on the CTranslate2 runtime")
+    parser.add_argument("--ct2-dual", action="store_true", help="also time dual scoring on the CTranslate2 runtime")
     parser.add_argument("--models", type=Path, default=REPO / ".cache" / "bench-models")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
