@@ -120,13 +120,15 @@ def apply_model_settings(model: Any, values: dict[str, Any]) -> None:
 
 
 def check_model_type(spec: BridgeSpec, model_path: str, model_type: str) -> None:
-    """Refuse an empty ``model_type`` that nlpaug could not read from ``model_path``'s name:
-    nlpaug would fail later with "Model name value is unexpected" (or run a model as the
-    wrong family), where the fix is one parameter."""
-    if not spec.model_type_markers or model_type:
+    """Refuse a ``model_type`` nlpaug's class does not take, and an empty one nlpaug could not
+    read from ``model_path``'s name: nlpaug would fail later with "Model name value is
+    unexpected", where the fix is one parameter."""
+    if not spec.model_types:
         return
-    if not any(marker in str(model_path).lower() for marker in spec.model_type_markers):
-        choices = " or ".join(f"model_type={value!r}" for value in spec.model_types)
+    choices = " or ".join(f"model_type={value!r}" for value in spec.model_types)
+    if model_type and model_type not in spec.model_types:
+        raise InvalidParameterError(f"{spec.name}: model_type={model_type!r} is not one nlpaug runs here: pass {choices}")
+    if not model_type and not any(marker in str(model_path).lower() for marker in spec.model_type_markers):
         raise InvalidParameterError(
             f"{spec.name}: model_type is empty and nlpaug reads the model family from model_path's name, "
             f"where {str(model_path)!r} names none of {', '.join(spec.model_type_markers)}: pass {choices}"

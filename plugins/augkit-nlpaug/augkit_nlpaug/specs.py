@@ -73,7 +73,8 @@ class BridgeSpec:
     #: name and fails late and obscurely when it finds none of these words there: the
     #: bridge checks first and asks for ``model_type`` (see :func:`check_model_type`).
     model_type_markers: tuple[str, ...] = ()
-    #: The ``model_type`` values to suggest then.
+    #: The ``model_type`` values nlpaug's class takes (with the bridge's settings): suggested
+    #: then, and the only ones accepted.
     model_types: tuple[str, ...] = ()
 
     @property
@@ -202,7 +203,7 @@ SPECS: tuple[BridgeSpec, ...] = (
         "nlpaug.contextual", "nlpaug.augmenter.word.ContextualWordEmbsAug",
         "nlpaug's ContextualWordEmbsAug: substitute or insert words a masked language model predicts.",
         (Param("model_path", "bert-base-uncased", str, "The masked LM: a Hugging Face id or a local folder."),
-         Param("model_type", "", str, "bert, distilbert, roberta or bart; empty: read from model_path's name."),
+         Param("model_type", "", str, "bert, distilbert or roberta; empty: read from model_path's name."),
          Param("action", "substitute", str, "Substitute words or insert new ones.", ("substitute", "insert")),
          Param("top_k", 100, int, "Draw among the k most likely words."),
          *_word_amount(),
@@ -211,7 +212,7 @@ SPECS: tuple[BridgeSpec, ...] = (
          Param("stopwords_regex", None, "str | None", "Regular expression of words never changed.")),
         needs=HUB_MODEL, model_params=("model_path",),
         fixed={"silence": True, "use_custom_api": True, **OWN_MODEL}, draws_from=MODEL_DRAWS,
-        model_type_markers=("longformer", "roberta", "bert", "bart"), model_types=("bert", "roberta", "bart"),
+        model_type_markers=("longformer", "roberta", "bert"), model_types=("bert", "distilbert", "roberta"),
     ),
     BridgeSpec(
         "nlpaug.back_translation", "nlpaug.augmenter.word.BackTranslationAug",
@@ -236,7 +237,7 @@ SPECS: tuple[BridgeSpec, ...] = (
         "nlpaug.contextual_sentence", "nlpaug.augmenter.sentence.ContextualWordEmbsForSentenceAug",
         "nlpaug's ContextualWordEmbsForSentenceAug: continue the text with a causal language model.",
         (Param("model_path", "gpt2", str, "The causal LM: a Hugging Face id or a local folder."),
-         Param("model_type", "", str, "gpt2, distilgpt2 or xlnet; empty: read from model_path's name."),
+         Param("model_type", "", str, "gpt2 (also for distilgpt2) or xlnet; empty: read from model_path's name."),
          *_generation(min_length=100, max_length=500)),
         needs=HUB_MODEL, model_params=("model_path",),
         fixed={"silence": True, "use_custom_api": True, **OWN_MODEL}, draws_from=MODEL_DRAWS,

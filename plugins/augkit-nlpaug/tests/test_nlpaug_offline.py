@@ -111,6 +111,8 @@ def test_a_model_family_nlpaug_cannot_read_from_the_folder_name_asks_for_model_t
     with pytest.raises(InvalidParameterError, match=r"nlpaug.contextual_sentence: model_type is empty .*causal-lm'.* "
                                                     r"pass model_type='gpt2' or model_type='xlnet'"):
         augkit.get_registry().create_augmenter("nlpaug.contextual_sentence", {"model_path": str(folder)})
+    with pytest.raises(InvalidParameterError, match=r"model_type='distilgpt2' is not one nlpaug runs here: pass model_type='gpt2'"):
+        augkit.get_registry().create_augmenter("nlpaug.contextual_sentence", {"model_path": str(folder), "model_type": "distilgpt2"})
     method = augkit.get_registry().create_augmenter(
         "nlpaug.contextual_sentence", {"model_path": str(folder), "model_type": "gpt2", "min_length": 5, "max_length": 20})
     assert method.augment("I am still waiting on my card?", 1, random.Random(0))
