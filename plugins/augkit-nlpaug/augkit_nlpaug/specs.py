@@ -203,7 +203,7 @@ SPECS: tuple[BridgeSpec, ...] = (
         "nlpaug.contextual", "nlpaug.augmenter.word.ContextualWordEmbsAug",
         "nlpaug's ContextualWordEmbsAug: substitute or insert words a masked language model predicts.",
         (Param("model_path", "bert-base-uncased", str, "The masked LM: a Hugging Face id or a local folder."),
-         Param("model_type", "", str, "bert, distilbert or roberta; empty: read from model_path's name."),
+         Param("model_type", "", str, "bert, distilbert, roberta or bart; empty: read from model_path's name."),
          Param("action", "substitute", str, "Substitute words or insert new ones.", ("substitute", "insert")),
          Param("top_k", 100, int, "Draw among the k most likely words."),
          *_word_amount(),
@@ -211,8 +211,10 @@ SPECS: tuple[BridgeSpec, ...] = (
          Param("device", "cpu", str, "Torch device ('cpu', 'cuda')."),
          Param("stopwords_regex", None, "str | None", "Regular expression of words never changed.")),
         needs=HUB_MODEL, model_params=("model_path",),
-        fixed={"silence": True, "use_custom_api": True, **OWN_MODEL}, draws_from=MODEL_DRAWS,
-        model_type_markers=("longformer", "roberta", "bert"), model_types=("bert", "distilbert", "roberta"),
+        # transformers' fill-mask pipeline: nlpaug's own BERT wrapper (use_custom_api) calls a
+        # tokenizer method transformers 5 removed
+        fixed={"silence": True, "use_custom_api": False, **OWN_MODEL}, draws_from=MODEL_DRAWS,
+        model_type_markers=("longformer", "roberta", "bert", "bart"), model_types=("bert", "distilbert", "roberta", "bart"),
     ),
     BridgeSpec(
         "nlpaug.back_translation", "nlpaug.augmenter.word.BackTranslationAug",

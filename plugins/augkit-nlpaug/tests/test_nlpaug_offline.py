@@ -60,23 +60,37 @@ def test_hub_models_that_cannot_be_loaded_are_refused_naming_the_model(monkeypat
     assert f"{parameter}=DIR" in message and "local folder" in message
 
 
-def test_a_local_model_nlpaug_cannot_run_is_refused_naming_the_folder_and_transformers(tiny_masked_lm, banking77_texts):
-    """nlpaug 1.1.11 takes a local folder, but its masked-LM code calls tokenizer methods
-    that transformers 5 removed: the refusal says so instead of suggesting a download."""
+def test_a_masked_lm_substitutes_words_the_same_for_the_same_seed_whatever_the_batch(tiny_masked_lm, banking77_texts):
+    """nlpaug's contextual substitution runs through transformers' fill-mask pipeline (its own
+    BERT wrapper calls a tokenizer method transformers 5 removed): on the tiny BERT each row
+    gets substitutions of its words, the same at batch sizes 1 and 4 for a seed."""
+    params = {"model_path": str(tiny_masked_lm), "top_k": 20}
+    texts = banking77_texts[:4]
+    whole = augkit.augment(texts, "nlpaug.contextual", n=2, seed=0, batch_size=4, **params)
+    assert whole == augkit.augment(texts, "nlpaug.contextual", n=2, seed=0, batch_size=1, **params)
+    assert all(row for row in whole)
+    for text, row in zip(texts, whole):
+        for output in row:  # nlpaug's tokenizer re-spaces "hasn't" as "hasn ' t": compare words
+            assert set(output.split()) - set(text.split()), output
+    assert augkit.augment(texts, "nlpaug.contextual", n=2, seed=1, batch_size=4, **params) != whole
+
+
+def test_a_local_model_nlpaug_cannot_run_is_refused_naming_the_folder_and_transformers(tiny_masked_lm, monkeypatch):
+    """A local folder nlpaug fails on is not a download problem: the refusal names the folder,
+    what nlpaug raised and the transformers it runs on, and suggests no download."""
+    import nlpaug.model.lang_models as nml
     import transformers
 
-    try:
-        method = augkit.get_registry().create_augmenter("nlpaug.contextual", {"model_path": str(tiny_masked_lm), "top_k": 20})
-    except ModelNotAvailableError as error:
-        message = str(error)
-        assert f"local folder {str(tiny_masked_lm)!r}" in message
-        assert f"transformers {transformers.__version__}" in message
-        assert "huggingface-cli download" not in message
-    else:  # a transformers nlpaug can run: then the mechanics are checked for real
-        texts = banking77_texts[:4]
-        first = [method.augment(text, 2, random.Random(1)) for text in texts]
-        assert any(first)
-        assert [method.augment(text, 2, random.Random(1)) for text in texts] == first
+    def broken(*args, **kwargs):
+        raise AttributeError("TokenizersBackend has no attribute _convert_token_to_id")
+
+    monkeypatch.setattr(nml, "FmTransformers", broken)
+    with pytest.raises(ModelNotAvailableError) as raised:
+        augkit.get_registry().create_augmenter("nlpaug.contextual", {"model_path": str(tiny_masked_lm)})
+    message = str(raised.value)
+    assert f"local folder {str(tiny_masked_lm)!r}" in message
+    assert "_convert_token_to_id" in message and f"transformers {transformers.__version__}" in message
+    assert "huggingface-cli download" not in message
 
 
 @pytest.mark.slow
