@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 import augkit
+from augkit.process_tree import alive, descendants
 from augkit.cli import main
 from augkit.termination import terminate_like_interrupt
 
@@ -174,6 +175,14 @@ def test_a_terminated_ray_run_reports_like_a_local_one(tmp_path, shared_data):
         deadline = time.monotonic() + 180
         while "Dataset" not in log.read_text() and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.5)  # Ray has started and runs the first chunk
+        started = descendants(process.pid)
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=120) == 143, log.read_text()[-2000:]
     assert "terminated (SIGTERM)" in log.read_text() and "--resume" in log.read_text()
+    # the command ends without Ray's exit-time shutdown (its race gave status 1): the Ray
+    # processes it started must still end with it
+    deadline = time.monotonic() + 30
+    while alive(started) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not alive(started), "Ray processes outlived the command"
+

@@ -1,0 +1,36 @@
+"""The processes below a process, read from Linux's /proc (empty where there is none)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PROC = Path("/proc")
+
+
+def descendants(pid: int) -> set[int]:
+    """The ids of the live processes below ``pid`` (children, their children, ...)."""
+    parents: dict[int, int] = {}
+    for entry in PROC.iterdir() if PROC.is_dir() else ():
+        if entry.name.isdigit():
+            fields = _stat_fields(entry)
+            if fields and fields[0] != "Z":
+                parents[int(entry.name)] = int(fields[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def alive(pids: set[int]) -> set[int]:
+    """Those of ``pids`` still running (zombies, which an init that does not reap leaves, excluded)."""
+    return {pid for pid in pids if (fields := _stat_fields(PROC / str(pid))) and fields[0] != "Z"}
+
+
+def _stat_fields(entry: Path) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command name: state, parent id, ..."""
+    try:
+        return (entry / "stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
