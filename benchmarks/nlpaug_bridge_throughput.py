@@ -77,11 +77,14 @@ def run_direct(peer, texts: list[str]) -> list[list[str]]:
 def run_direct_seeded(peer, texts: list[str]) -> list[list[str]]:
     """nlpaug direct with Python's generator seeded per row from augkit's row generator,
     as the bridge seeds it: the part of the overhead that per-row seeds cost by themselves."""
+    from augkit_nlpaug.isolation import global_randomness
+
     seeder = RowSeeder(0, "nlpaug.synonym")
     outputs = []
-    for text in texts:
-        random.seed(seeder.rng(text).getrandbits(64))
-        outputs.append(peer.augment(text))
+    with global_randomness(("python",)) as seed_row:
+        for text in texts:
+            seed_row(seeder.rng(text))
+            outputs.append(peer.augment(text))
     return outputs
 
 

@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.process_tree import alive, descendants
 from augkit.cli import main
+from augkit.process_tree import alive, descendants
 from augkit.termination import terminate_like_interrupt
 
 ray = pytest.importorskip("ray")
@@ -185,4 +185,3 @@ def test_a_terminated_ray_run_reports_like_a_local_one(tmp_path, shared_data):
     while alive(started) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert not alive(started), "Ray processes outlived the command"
-
