@@ -52,12 +52,12 @@ def console_main() -> None:
     with its code. A run on Ray that was stopped (SIGTERM, Ctrl-C) ends right after its
     report: at a normal exit Ray's shutdown races the stopped dataset's threads, and Ray's
     core worker then ends the process with status 1, hiding 143 or 130 (seen in CI). The Ray
-    processes a local run started end with it (:func:`_stop_local_ray_processes`)."""
+    processes a local run started end with it (:func:`_kill_processes_below`)."""
     code = main()
     if code in (EXIT_TERMINATED, EXIT_INTERRUPTED) and _ray_running():
         sys.stdout.flush()
         sys.stderr.flush()
-        _stop_local_ray_processes()
+        _kill_processes_below()
         os._exit(code)
     sys.exit(code)
 
@@ -67,13 +67,15 @@ def _ray_running() -> bool:
     return ray is not None and ray.is_initialized()
 
 
-def _stop_local_ray_processes() -> None:
-    """End the Ray processes below this one (the raylet, GCS, agents and workers a local
-    ``ray.init`` started) right before this process exits. Killed, not asked: this
-    process's core worker ends the process with status 1 as soon as it sees them go, and a
-    raylet asked to stop left its runtime-env agent behind (seen once in three runs); killed
-    together, none outlived the command (tested) and nothing was left in /dev/shm. A
-    cluster joined by address has no processes here."""
+def _kill_processes_below() -> None:
+    """Kill every process below this one, right before this process exits. Called only for
+    a stopped run on Ray, where those are the Ray processes a local ``ray.init`` started
+    (the raylet, GCS, agents and workers: augkit starts no other children on that backend).
+    Killed, not asked: this process's core worker ends the process with status 1 as soon as
+    it sees them go, and a raylet asked to stop left its runtime-env agent behind (seen once
+    in three runs); killed together, none outlived the command (tested) and nothing was left
+    in /dev/shm. A cluster joined by ``--address`` has no processes here; it sees the driver end without
+    ``ray.shutdown``, as after a crash."""
     for pid in descendants(os.getpid()):
         try:
             os.kill(pid, signal.SIGKILL)

@@ -23,11 +23,6 @@ def descendants(pid: int) -> set[int]:
     return found
 
 
-def alive(pids: set[int]) -> set[int]:
-    """Those of ``pids`` still running (zombies, which an init that does not reap leaves, excluded)."""
-    return {pid for pid in pids if (fields := _stat_fields(PROC / str(pid))) and fields[0] != "Z"}
-
-
 def _stat_fields(entry: Path) -> list[str] | None:
     """The fields of /proc/PID/stat after the command name: state, parent id, ..."""
     try:

@@ -11,13 +11,14 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import augkit
 from augkit.cli import main
-from augkit.process_tree import alive, descendants
+from augkit.process_tree import descendants
 from augkit.termination import terminate_like_interrupt
 
 ray = pytest.importorskip("ray")
@@ -161,9 +162,14 @@ def test_the_command_line_backend_writes_the_local_bytes(tmp_path, frame):
     assert outputs["ray"] == outputs["local"]
 
 
-def test_a_terminated_ray_run_reports_like_a_local_one(tmp_path, shared_data):
-    """SIGTERM to `augkit augment --backend ray` once its own Ray instance runs: exit 143 and
-    the resume message, as without Ray (Ray's handlers made it abort with 134)."""
+@pytest.mark.parametrize(("stop_signal", "code", "report"), [
+    (signal.SIGTERM, 143, "terminated (SIGTERM)"),
+    (signal.SIGINT, 130, "interrupted"),
+])
+def test_a_stopped_ray_run_reports_like_a_local_one(tmp_path, shared_data, stop_signal, code, report):
+    """SIGTERM or Ctrl-C (SIGINT) to `augkit augment --backend ray` once its own Ray instance
+    runs: exit 143 or 130 and the resume message, as without Ray (Ray's handlers made it
+    abort with 134)."""
     path = tmp_path / "in.csv"
     texts = (shared_data / "clinc150" / "jianguoz" / "train" / "seq.in").read_text(encoding="utf-8").splitlines()
     pd.DataFrame({"text": texts[:3000]}).to_csv(path, index=False)
@@ -176,12 +182,25 @@ def test_a_terminated_ray_run_reports_like_a_local_one(tmp_path, shared_data):
         while "Dataset" not in log.read_text() and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.5)  # Ray has started and runs the first chunk
         started = descendants(process.pid)
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=120) == 143, log.read_text()[-2000:]
-    assert "terminated (SIGTERM)" in log.read_text() and "--resume" in log.read_text()
+        process.send_signal(stop_signal)
+        assert process.wait(timeout=120) == code, log.read_text()[-2000:]
+    assert report in log.read_text() and "--resume" in log.read_text()
     # the command ends without Ray's exit-time shutdown (its race gave status 1): the Ray
     # processes it started must still end with it
     deadline = time.monotonic() + 30
-    while alive(started) and time.monotonic() < deadline:
+    while _running(started) and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert not alive(started), "Ray processes outlived the command"
+    assert not _running(started), "Ray processes outlived the command"
+
+
+def _running(pids: set[int]) -> set[int]:
+    """Those of ``pids`` still running (zombies, which an init that does not reap leaves, excluded)."""
+    running = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            running.add(pid)
+    return running
