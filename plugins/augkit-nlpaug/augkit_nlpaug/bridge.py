@@ -27,6 +27,7 @@ from augkit.plugin import (
     Augmenter,
     InvalidParameterError,
     MissingDependencyError,
+    ModelNotAvailableError,
     UnknownParameterError,
     first_distinct,
     spacing_key,
@@ -72,6 +73,8 @@ class NlpaugAugmenter(Augmenter):
         kwargs.update({k: v for k, v in {**ALWAYS, **spec.fixed}.items() if k in accepted})
         try:
             augmenter = nlpaug_class(**kwargs)
+        except ModelNotAvailableError as error:  # a user-supplied model file (augkit_nlpaug.user_models)
+            raise ModelNotAvailableError(f"{spec.name}: {error}") from error
         except Exception as error:  # nlpaug raises bare exceptions of any kind for bad input
             if spec.model_params:
                 parameter = _missing_model_parameter(self, spec)
@@ -136,8 +139,11 @@ def check_model_type(spec: BridgeSpec, model_path: str, model_type: str) -> None
 
 
 def check_value(method: str, param: Param, value: Any) -> None:
-    """Refuse a value of the wrong type or outside the parameter's choices, naming both."""
+    """Refuse a missing required value, a value of the wrong type or one outside the
+    parameter's choices, naming both."""
     annotation = param.annotation
+    if value is inspect.Parameter.empty:
+        raise InvalidParameterError(f"{method}: {param.name} is required: {param.doc}")
     optional = isinstance(annotation, str) and annotation.endswith("| None")
     if value is None and optional:
         return
@@ -149,11 +155,19 @@ def check_value(method: str, param: Param, value: Any) -> None:
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
     elif annotation is str or annotation == "str | None":
         ok = isinstance(value, str)
+    elif annotation == "list[list[str]]":
+        ok = isinstance(value, (list, tuple)) and all(
+            isinstance(group, (list, tuple)) and all(isinstance(item, str) for item in group) for group in value)
     else:  # list[str] | None
         ok = isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value)
     if not ok:
         expected = annotation.__name__ if isinstance(annotation, type) else annotation
-        hint = f" (a list: {param.name}=[{value!r}])" if isinstance(value, str) and "list" in str(annotation) else ""
+        hint = ""
+        if annotation == "list[list[str]]" and isinstance(value, (str, list, tuple)):
+            example = list(value) if isinstance(value, (list, tuple)) else [value, "..."]
+            hint = f" (a list of lists of tokens that replace one another: {param.name}=[{example!r}])"
+        elif isinstance(value, str) and "list" in str(annotation):
+            hint = f" (a list: {param.name}=[{value!r}])"
         raise InvalidParameterError(f"{method}: {param.name} must be {expected}, got {value!r}{hint}")
     if param.choices and value not in param.choices:
         close = difflib.get_close_matches(value, param.choices, n=1)

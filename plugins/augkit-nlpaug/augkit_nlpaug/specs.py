@@ -5,28 +5,37 @@ exposes (with nlpaug 1.1.11's defaults, so ``augkit info nlpaug.synonym`` shows 
 importing nlpaug; a test compares them with nlpaug's signatures) and what the augmenter
 needs to run offline. Parameters left out are the ones a table or a command line cannot
 carry or that the bridge owns: ``name``, ``verbose`` (nlpaug's printing), ``tokenizer`` and
-``reverse_tokenizer`` (callables), ``force_reload``, ``silence``, ``use_custom_api``, and
+``reverse_tokenizer`` (callables), ``force_reload``, ``silence``, ``use_custom_api``,
+WordEmbsAug's ``model`` (a loaded Python object; ``model_path`` is exposed), and
 ``batch_size``: the bridge calls nlpaug once per row (so that a row's draws do not depend on
 its batch), where nlpaug's batch size has nothing to do, and the name is
 :func:`augkit.augment`'s own.
 
-Not bridged: ``TfIdfAug``, ``WordEmbsAug`` and ``LambadaAug`` need a model the user trains or
-downloads as files first (an nlpaug TF-IDF model, word2vec/GloVe/fastText vectors, a
-fine-tuned LAMBADA folder), and ``ReservedAug`` needs its token lists; they are listed in
-docs/methods/nlpaug.md as not yet bridged.
+``nlpaug.tfidf``, ``nlpaug.word_embs`` and ``nlpaug.reserved`` run on what the user gives (an
+nlpaug TF-IDF model, a word-vector file, token lists): their specs name the classes of
+:mod:`augkit_nlpaug.user_models`, nlpaug's own with each model read from its own path and
+checked when the method is built.
+
+Not bridged: ``LambadaAug``, which needs a LAMBADA model folder fine-tuned with nlpaug's
+training scripts first; it is listed in docs/methods/nlpaug.md as not yet bridged.
 """
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
 from augkit_nlpaug.offline import sentence_tokenizer
 
+#: The default of a parameter nlpaug requires (``reserved_tokens``, WordEmbsAug's ``model_type``).
+REQUIRED = inspect.Parameter.empty
 #: What an augmenter needs beyond nlpaug itself (the docs table's "offline" column).
 OFFLINE = "offline"
 WORDNET = "wordnet"  # WordNet through NLTK (NLTK_DATA), tagged by the offline tagger
 HUB_MODEL = "hub model"  # a Hugging Face model: a local folder offline
+#: A model the user trains or provides as files, or token lists: nothing runs on the defaults.
+USER_SUPPLIED = "user supplied"
 #: The model-backed augmenters sample with torch, and their helpers with NumPy and Python.
 MODEL_DRAWS = ("python", "numpy", "torch")
 #: nlpaug keeps its models in module-level caches keyed by the folder's base name, and on a
@@ -198,6 +207,44 @@ SPECS: tuple[BridgeSpec, ...] = (
          Param("min_char", 4, int, "Shortest word split."),
          *_STOPWORDS),
         draws_from=("python", "numpy"),  # the split position: sample(int)
+    ),
+    BridgeSpec(
+        "nlpaug.reserved", "augkit_nlpaug.user_models.ReservedAug",
+        "nlpaug's ReservedAug: replace reserved words and phrases by others of their list (FWD -> Fwd, Sincerely -> Best Regards).",
+        (Param("reserved_tokens", REQUIRED, "list[list[str]]",
+               "Lists of tokens or phrases that replace one another, e.g. [['card', 'debit card'], ['transfer', 'payment']]."),
+         Param("action", "substitute", str, "What to do to reserved tokens (nlpaug 1.1.11 substitutes only).", ("substitute",)),
+         Param("case_sensitive", True, bool, "Match reserved tokens with their case (False: any case)."),
+         *_word_amount(),
+         Param("generate_all_combinations", False, bool,
+               "Give every combination of the reserved tokens' alternatives (the first n); needs aug_p=1.")),
+        needs=USER_SUPPLIED,
+    ),
+    BridgeSpec(
+        "nlpaug.tfidf", "augkit_nlpaug.user_models.TfIdfAug",
+        "nlpaug's TfIdfAug: substitute words of low TF-IDF, or insert words, drawn by a TF-IDF model trained on your texts (UDA).",
+        (Param("model_path", ".", str, "The folder of an nlpaug TF-IDF model (TfIdf().train(tokenized texts), then save(folder))."),
+         Param("action", "substitute", str, "Substitute words or insert new ones.", ("insert", "substitute")),
+         *_word_amount(),
+         Param("top_k", 5, int, "Draw each new word among k words drawn by their TF-IDF scores."),
+         *_STOPWORDS),
+        needs=USER_SUPPLIED,
+        # which words change: np.random.random against their scores, then sample(list); new words: np.random.choice
+        draws_from=("python", "numpy"),
+    ),
+    BridgeSpec(
+        "nlpaug.word_embs", "augkit_nlpaug.user_models.WordEmbsAug",
+        "nlpaug's WordEmbsAug: substitute words by their nearest neighbours in word vectors, or insert random words of them.",
+        (Param("model_type", REQUIRED, str, "The vector file's format: word2vec (binary), glove (text) or fasttext (.vec text).", ("word2vec", "glove", "fasttext")),
+         Param("model_path", ".", str,
+               "The vector file: word2vec binary (.bin), GloVe text without header, or fastText .vec text with header."),
+         Param("action", "substitute", str, "Substitute words or insert new ones.", ("insert", "substitute")),
+         *_word_amount(),
+         Param("top_k", 100, int, "Draw among the k nearest neighbours."),
+         Param("n_gram_separator", "_", str, "What joins the words of a phrase in the vectors' vocabulary (New_York)."),
+         *_STOPWORDS,
+         Param("skip_check", False, bool, "nlpaug's flag to skip checking the vectors' size (unused by nlpaug 1.1.11).")),
+        needs=USER_SUPPLIED,  # neighbours: gensim's most_similar (no draw); the pick: sample(list)
     ),
     BridgeSpec(
         "nlpaug.contextual", "nlpaug.augmenter.word.ContextualWordEmbsAug",

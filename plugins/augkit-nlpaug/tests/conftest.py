@@ -4,8 +4,11 @@ plugin's conftest)."""
 
 from __future__ import annotations
 
+import random
 import re
+from collections.abc import Callable
 
+import numpy as np
 import pytest
 
 
@@ -40,3 +43,22 @@ def wordnet_for_nltk():
         nltk.data.find("corpora/wordnet")
     except LookupError:
         pytest.fail("NLTK cannot find WordNet: run the tests with `make test` (scripts/nltk_wordnet.sh, NLTK_DATA)")
+
+
+@pytest.fixture(scope="session")
+def outputs_under_numpy_seeds() -> Callable:
+    """``outputs_under_numpy_seeds(method, texts)``: the bridged method's outputs (each row's
+    generator seeded alike) after NumPy's global seed 1 and after seed 2, checking that
+    NumPy's stream goes on as if the method had not run."""
+
+    def run(method, texts: list[str]) -> list[list[list[str]]]:
+        outputs = []
+        for numpy_seed in (1, 2):
+            np.random.seed(numpy_seed)
+            outputs.append([method.augment(text, 2, random.Random(7)) for text in texts])
+            after = np.random.random()
+            np.random.seed(numpy_seed)
+            assert after == np.random.random(), f"{method.name} moved NumPy's global stream"
+        return outputs
+
+    return run

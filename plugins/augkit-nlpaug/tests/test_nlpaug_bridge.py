@@ -15,7 +15,8 @@ from augkit_nlpaug import BRIDGED, SPECS
 from augkit_nlpaug.specs import HUB_MODEL, OFFLINE, WORDNET
 
 #: nlpaug constructor parameters the bridge does not expose, and why (see specs.py).
-NOT_EXPOSED = {"name", "verbose", "tokenizer", "reverse_tokenizer", "force_reload", "silence", "use_custom_api", "batch_size"}
+NOT_EXPOSED = {"name", "verbose", "tokenizer", "reverse_tokenizer", "force_reload", "silence", "use_custom_api", "batch_size",
+               "model"}
 OFFLINE_SPECS = [spec for spec in SPECS if spec.needs in (OFFLINE, WORDNET)]
 
 

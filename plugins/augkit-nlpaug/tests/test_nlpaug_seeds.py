@@ -10,7 +10,7 @@ import pytest
 import augkit
 from augkit_nlpaug import BRIDGED, SPECS
 from augkit_nlpaug.isolation import global_randomness
-from augkit_nlpaug.specs import HUB_MODEL
+from augkit_nlpaug.specs import HUB_MODEL, USER_SUPPLIED
 
 #: Methods whose draws come from Python's random (word level), NumPy's (character level) or both.
 SEEDED = ["nlpaug.synonym", "nlpaug.random_word", "nlpaug.keyboard", "nlpaug.random_char", "nlpaug.spelling"]
@@ -48,19 +48,15 @@ def test_the_callers_global_random_streams_go_on_as_if_the_bridge_had_not_run(ba
     assert (random.random(), np.random.random()) == expected
 
 
-@pytest.mark.parametrize("spec", [s for s in SPECS if s.needs != HUB_MODEL], ids=lambda spec: spec.name)
-def test_a_method_draws_only_from_the_generators_its_spec_names(spec, banking77_texts, banking77_multi_sentence, wordnet_for_nltk):
+# the methods on user-supplied models and token lists: test_nlpaug_user_models.py
+@pytest.mark.parametrize("spec", [s for s in SPECS if s.needs not in (HUB_MODEL, USER_SUPPLIED)], ids=lambda spec: spec.name)
+def test_a_method_draws_only_from_the_generators_its_spec_names(spec, banking77_texts, banking77_multi_sentence, wordnet_for_nltk,
+                                                                outputs_under_numpy_seeds):
     """The bridge seeds only the generators a spec names (NumPy's costs 160 us a row): the
     output must not move with NumPy's global seed, and NumPy's stream must go on unchanged."""
     method = BRIDGED[spec.name]()
     texts = banking77_multi_sentence[:5] if spec.name == "nlpaug.random_sentence" else banking77_texts[:5]
-    outputs = []
-    for numpy_seed in (1, 2):
-        np.random.seed(numpy_seed)
-        outputs.append([method.augment(text, 2, random.Random(7)) for text in texts])
-        after = np.random.random()
-        np.random.seed(numpy_seed)
-        assert after == np.random.random(), f"{spec.name} moved NumPy's global stream"
+    outputs = outputs_under_numpy_seeds(method, texts)
     assert outputs[0] == outputs[1], f"{spec.name} draws from NumPy: add it to its spec's draws_from"
     assert any(outputs[0])
 
