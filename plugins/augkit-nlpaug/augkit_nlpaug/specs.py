@@ -16,8 +16,9 @@ nlpaug TF-IDF model, a word-vector file, token lists): their specs name the clas
 :mod:`augkit_nlpaug.user_models`, nlpaug's own with each model read from its own path and
 checked when the method is built.
 
-Not bridged: ``LambadaAug``, which needs a LAMBADA model folder fine-tuned with nlpaug's
-training scripts first; it is listed in docs/methods/nlpaug.md as not yet bridged.
+Not bridged: ``LambadaAug``. nlpaug 1.1.11's LAMBADA model passes ``num_workers`` to
+transformers' ``generate()``, which transformers 5 refuses, and classifies with
+``simpletransformers``; docs/methods/nlpaug.md says so.
 """
 
 from __future__ import annotations
