@@ -74,8 +74,8 @@ def _kill_processes_below() -> None:
     Killed, not asked: this process's core worker ends the process with status 1 as soon as
     it sees them go, and a raylet asked to stop left its runtime-env agent behind (seen once
     in three runs); killed together, none outlived the command (tested) and nothing was left
-    in /dev/shm. A cluster joined by ``--address`` has no processes here; it sees the driver end without
-    ``ray.shutdown``, as after a crash."""
+    in /dev/shm. A cluster joined by ``--address`` has no processes here; it sees the driver
+    end without ``ray.shutdown``, as after a crash."""
     for pid in descendants(os.getpid()):
         try:
             os.kill(pid, signal.SIGKILL)
