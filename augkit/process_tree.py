@@ -23,6 +23,17 @@ def descendants(pid: int) -> set[int]:
     return found
 
 
+def running(pids: set[int]) -> set[int]:
+    """Those of ``pids`` still running: zombies (which an init that does not reap leaves
+    behind) and ended processes excluded."""
+    alive = set()
+    for pid in pids:
+        fields = _stat_fields(PROC / str(pid))
+        if fields and fields[0] != "Z":
+            alive.add(pid)
+    return alive
+
+
 def _stat_fields(entry: Path) -> list[str] | None:
     """The fields of /proc/PID/stat after the command name: state, parent id, ..."""
     try:

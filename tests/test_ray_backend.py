@@ -18,7 +18,7 @@ import pytest
 
 import augkit
 from augkit.cli import main
-from augkit.process_tree import descendants
+from augkit.process_tree import descendants, running
 from augkit.termination import terminate_like_interrupt
 
 ray = pytest.importorskip("ray")
@@ -188,19 +188,7 @@ def test_a_stopped_ray_run_reports_like_a_local_one(tmp_path, shared_data, stop_
     # the command ends without Ray's exit-time shutdown (its race gave status 1): the Ray
     # processes it started must still end with it
     deadline = time.monotonic() + 30
-    while _running(started) and time.monotonic() < deadline:
+    while running(started) and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert not _running(started), "Ray processes outlived the command"
+    assert not running(started), "Ray processes outlived the command"
 
-
-def _running(pids: set[int]) -> set[int]:
-    """Those of ``pids`` still running (zombies, which an init that does not reap leaves, excluded)."""
-    running = set()
-    for pid in pids:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-        except OSError:
-            continue
-        if state != "Z":
-            running.add(pid)
-    return running
