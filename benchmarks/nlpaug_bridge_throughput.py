@@ -9,8 +9,10 @@ here) and WordNet through NLTK_DATA (``make wordnet-for-nltk``), one output per 
 - **nlpaug direct**: seeded once (``nlpaug.util.Randomness.seed``), one ``augment(text)``
   call per text: the loop a user of nlpaug writes.
 - **nlpaug direct, seeded per row**: the same loop, Python's generator seeded before each
-  text from augkit's generator of that row (as the bridge does): what per-row seeds cost
-  without anything else of augkit.
+  text from augkit's generator of that row (as the bridge does): what seeding nlpaug's
+  global generator per row costs without anything else of augkit. The rows' own generators
+  are made before the clock starts: the pipeline makes them for every method, so their
+  cost is counted once, in the trivial method's row below.
 - **bridge, augment()**: ``augkit.augment(texts, "nlpaug.synonym", n=1, seed=0, ...)``: the
   whole public path (per-row seeds and isolation of nlpaug's global generators, the
   pipeline, duplicate removal, output checks).
@@ -43,6 +45,8 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -77,16 +81,21 @@ def run_direct(peer, texts: list[str]) -> list[list[str]]:
     return [peer.augment(text) for text in texts]
 
 
-def run_direct_seeded(peer, texts: list[str]) -> list[list[str]]:
-    """nlpaug direct with Python's generator seeded per row from augkit's row generator,
-    as the bridge seeds it: the part of the overhead that per-row seeds cost by themselves."""
+def row_generators(texts: list[str]) -> list[random.Random]:
+    """The generators augkit's pipeline gives the bridged method for ``texts``."""
+    make_rng = RowSeeder(0, "nlpaug.synonym").rng
+    return [make_rng(text) for text in texts]
+
+
+def run_direct_seeded(peer, texts: list[str], rngs: list[random.Random]) -> list[list[str]]:
+    """nlpaug direct with Python's generator seeded per row from the row's generator (made
+    beforehand), as the bridge seeds it: what seeding the global generator per row costs."""
     from augkit_nlpaug.isolation import global_randomness
 
-    seeder = RowSeeder(0, "nlpaug.synonym")
     outputs = []
     with global_randomness(("python",)) as seed_row:
-        for text in texts:
-            seed_row(seeder.rng(text))
+        for text, rng in zip(texts, rngs, strict=True):
+            seed_row(rng)
             outputs.append(peer.augment(text))
     return outputs
 
@@ -133,17 +142,18 @@ def measure(texts: list[str], rounds: int, block_size: int) -> dict:
     use_offline_pos_tagger()
     peer = naw.SynonymAug(**SETTINGS)
     method = augkit.get_registry().create_augmenter("nlpaug.synonym", SETTINGS)
-    tools = {
-        "nlpaug direct": lambda block: run_direct(peer, block),
-        "nlpaug direct, seeded per row": lambda block: run_direct_seeded(peer, block),
-        "bridge, augment()": lambda block: run_bridge(block),
-        "bridge, method only": lambda block: run_method_only(method, block),
-        "augkit pipeline, trivial method": run_trivial_method,
+    # each tool: block -> what to time (made before the clock starts)
+    tools: dict[str, Callable[[list[str]], Callable[[], list[list[str]]]]] = {
+        "nlpaug direct": lambda block: lambda: run_direct(peer, block),
+        "nlpaug direct, seeded per row": lambda block: partial(run_direct_seeded, peer, block, row_generators(block)),
+        "bridge, augment()": lambda block: lambda: run_bridge(block),
+        "bridge, method only": lambda block: lambda: run_method_only(method, block),
+        "augkit pipeline, trivial method": lambda block: lambda: run_trivial_method(block),
     }
     # warm-up on all texts: NLTK parses each WordNet synset on first use (1.3 s of 4 s on a
     # cold run), so the first tool to meet a word would pay for the others
-    for run in tools.values():
-        run(texts)
+    for prepare in tools.values():
+        prepare(texts)()
     blocks = [texts[start:start + block_size] for start in range(0, len(texts), block_size)]
     names = list(tools)
     seconds: dict[str, list[float]] = {name: [] for name in tools}
@@ -157,8 +167,9 @@ def measure(texts: list[str], rounds: int, block_size: int) -> dict:
         for block_index, block in enumerate(blocks):
             shift = (round_index + block_index) % len(names)
             for name in names[shift:] + names[:shift]:  # each tool goes first as often as the others
+                timed = tools[name](block)
                 start, cpu_start = time.perf_counter(), time.process_time()
-                round_outputs[name].extend(tools[name](block))
+                round_outputs[name].extend(timed())
                 cpu = time.process_time() - cpu_start
                 round_wall[name] += time.perf_counter() - start
                 round_cpu[name] += cpu
@@ -226,8 +237,9 @@ def markdown(result: dict) -> str:
         f"ratio of the medians {bridge['overhead_vs_direct']:+.1%}; wall clock {bridge['wall_overhead_vs_direct']:+.1%}).",
         "",
         "\"nlpaug direct, seeded per row\" is nlpaug's own loop with Python's generator seeded before each text "
-        "as the bridge seeds it: what the per-row seeds (outputs independent of batching, workers and Ray) "
-        "cost by themselves. \"bridge, method only\" calls the bridged method once per text, so every call "
+        "from the row's generator, as the bridge seeds it: what seeding nlpaug's global generator per row "
+        "(outputs independent of batching, workers and Ray) costs by itself; the rows' generators are made "
+        "before its clock starts (they are counted in the trivial method's row). \"bridge, method only\" calls the bridged method once per text, so every call "
         "also saves and restores nlpaug's global generators, which augment() does once per batch. "
         "\"augkit pipeline, trivial method\" runs augment() with a method that only appends a mark: "
         "augkit's own per-row work (the row's generator, duplicate removal, output checks), which every "
@@ -254,8 +266,9 @@ def decomposition(result: dict) -> str:
     pipeline = 1 + overhead["augkit pipeline, trivial method"]
     seeding = overhead["nlpaug direct, seeded per row"]
     rest = bridge - pipeline - seeding
-    return (f"Of the bridge's {bridge:+.1%}: augkit's per-row work that every method pays (the trivial method's time) "
-            f"is {pipeline:.1%} of nlpaug's; the per-row seeding of nlpaug's global generator {seeding:+.1%}; "
+    return (f"Of the bridge's {bridge:+.1%}: augkit's per-row work that every method pays (the row's generator, "
+            f"duplicate removal, output checks: the trivial method's time) is {pipeline:.1%} of nlpaug's; seeding "
+            f"nlpaug's global generator from the row's per row {seeding:+.1%}; "
             f"the remaining {rest:+.1%} is the bridge's own steps (comparing outputs word by word, the tagger's "
             "token mapping, saving the global generators per batch) and nlpaug's calls running slower between them. "
             "These are medians of separate ratios, so they add up only roughly.")
