@@ -15,6 +15,7 @@ import math
 import re
 import typing
 import warnings
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -55,6 +56,21 @@ def describe_parameters(cls: type) -> tuple[Parameter, ...]:
     init = cls.__init__
     if init is object.__init__:
         return ()
+    described = _DESCRIBED.get(cls)
+    if described is not None and described[0] is init and described[1] == cls.__doc__:
+        return described[2]
+    params = _read_parameters(cls, init)
+    _DESCRIBED[cls] = (init, cls.__doc__, params)
+    return params
+
+
+#: What :func:`describe_parameters` read of a class, with the ``__init__`` and docstring it
+#: read it from: ``augkit.augment`` describes its steps' parameters four times per call
+#: (about a millisecond each for a bridged nlpaug method), and a class rarely changes.
+_DESCRIBED: weakref.WeakKeyDictionary[type, tuple[Any, str | None, tuple[Parameter, ...]]] = weakref.WeakKeyDictionary()
+
+
+def _read_parameters(cls: type, init: Any) -> tuple[Parameter, ...]:
     signature = inspect.signature(init)
     hints = _type_hints(init)
     docs = {**parse_docstring_parameters(cls.__doc__), **parse_docstring_parameters(init.__doc__)}

@@ -115,3 +115,26 @@ def test_bool_words_in_a_pipeline_string_mean_what_they_say(word, value):
     # bool("no") is True: a bare word once switched a filter option on when it meant off
     pipeline = augkit.Pipeline.from_string(f"eda|numbers(words_as_numbers={word})")
     assert pipeline.filters[-1].words_as_numbers is value
+
+
+def test_a_class_is_described_again_when_its_init_or_docstring_changes():
+    """describe_parameters remembers what it read of a class, but not past a change to it."""
+
+    class Shout:
+        """Parameters
+        ----------
+        marks : int
+            How many exclamation marks.
+        """
+
+        def __init__(self, marks: int = 1): ...
+
+    first = describe_parameters(Shout)
+    assert describe_parameters(Shout) is first  # read once
+    Shout.__doc__ = "Parameters\n----------\nmarks : int\n    How loud.\n"
+    assert describe_parameters(Shout)[0].doc == "How loud."
+
+    def louder(self, marks: int = 3, times: int = 2): ...
+
+    Shout.__init__ = louder
+    assert [(p.name, p.default) for p in describe_parameters(Shout)] == [("marks", 3), ("times", 2)]

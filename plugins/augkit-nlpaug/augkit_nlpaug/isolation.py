@@ -15,6 +15,7 @@ see the row's stream: nothing in augkit does.
 
 from __future__ import annotations
 
+import _random
 import contextlib
 import random
 import sys
@@ -27,6 +28,9 @@ NUMPY_SEED_BITS = 32
 PYTHON_SEED_BITS = 64
 
 _LOCK = threading.RLock()
+
+#: ``random.Random``'s seeding in C, below the Python-level ``Random.seed``.
+seed_python = _random.Random.seed
 
 
 #: The global generators nlpaug draws from, by the name a spec gives them.
@@ -43,11 +47,15 @@ def global_randomness(generators: Sequence[str] = GENERATORS) -> Iterator[Callab
 
     Only the generators an augmenter draws from are named (its spec says which): NumPy's
     state costs about 200 us to save and restore, most of what a synonym replacement takes."""
+    python = random.seed.__self__  # the instance behind the module's functions
     numpy = sys.modules.get("numpy") if "numpy" in generators else None
     torch = sys.modules.get("torch") if "torch" in generators else None
 
     def seed_row(rng: random.Random) -> None:
-        random.seed(rng.getrandbits(PYTHON_SEED_BITS))
+        # what random.seed(int) does, without its Python-level argument checks (a microsecond
+        # of the five it takes): the C seeding, and the forgetting of a cached Gaussian draw
+        seed_python(python, rng.getrandbits(PYTHON_SEED_BITS))
+        python.gauss_next = None
         if numpy is not None:
             numpy.random.seed(rng.getrandbits(NUMPY_SEED_BITS))
         if torch is not None:

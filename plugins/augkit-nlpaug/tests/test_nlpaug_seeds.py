@@ -71,6 +71,19 @@ def test_the_global_states_are_restored_when_nlpaug_raises():
     assert (np.random.get_state()[1] == before[1]).all()
 
 
+def test_a_rows_gaussian_draws_do_not_depend_on_the_row_before():
+    """random.gauss caches its second value: a row seeded after a row that drew one must not
+    get the cached value (the row's draws would depend on the rows before it)."""
+    with global_randomness(("python",)) as seed_row:
+        seed_row(random.Random(7))
+        alone = [random.gauss(0, 1), random.gauss(0, 1)]
+        seed_row(random.Random(1))
+        random.gauss(0, 1)  # leaves its pair's second value cached
+        seed_row(random.Random(7))
+        after_another = [random.gauss(0, 1), random.gauss(0, 1)]
+    assert after_another == alone
+
+
 def test_the_bridge_gives_what_nlpaug_gives_when_seeded_with_the_rows_draws(banking77_texts, wordnet_for_nltk):
     """The bridge adds seeding and deduplication, nothing else: nlpaug's own augmenter seeded
     as global_randomness seeds a row returns the same candidates."""
