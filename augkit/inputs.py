@@ -39,6 +39,10 @@ def prepare_texts(
     texts: list[str | None] = []
     skips: list[str | None] = []
     for index, value in enumerate(values):
+        if type(value) is str and value.strip():  # the common case, without the checks below
+            texts.append(value)
+            skips.append(None)
+            continue
         if is_missing(value):
             texts.append(None)
             skips.append(MISSING_TEXT)

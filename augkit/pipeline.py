@@ -34,7 +34,7 @@ from augkit.errors import (
 )
 from augkit.filters.base import BatchContext, DatasetContext, Filter
 from augkit.filters.dedup import ExactDuplicateFilter
-from augkit.generated_row import USAGE_PREFIX, merged_notes, notes_of, with_notes
+from augkit.generated_row import USAGE_PREFIX, GeneratedRow, merged_notes, notes_of, with_notes
 from augkit.pipeline_spec import GroupSpec, StepSpec, format_options, format_step, parse_pipeline_spec
 from augkit.row_context import candidates_context, check_fields, merged, own_columns, without_unchanged
 from augkit.seeding import RowSeeder
@@ -532,7 +532,8 @@ class _Leaf:
         else:
             output = self.augmenter.augment_batch(list(texts), n, rngs)
         method = self.label
-        notes = [notes_of(row) for row in output] if isinstance(output, (list, tuple)) else []
+        noted = isinstance(output, (list, tuple)) and any(isinstance(row, GeneratedRow) for row in output)
+        notes = [notes_of(row) for row in output] if noted else []
         rows = [
             [Candidate(item, method) if type(item) is str else self._candidate(item) for item in row]
             for row in _checked_output(method, texts, output, n)
@@ -773,14 +774,18 @@ def _checked_output(label: str, texts: list[str], output: Any, n: int) -> list[l
                     kind=f"augmenter {label!r} returned {type(row).__name__}",
                 )
             row = list(row)
-        if not all(type(text) is str for text in row):
-            for text in row:
-                if not isinstance(text, (str, Candidate)) or not isinstance(getattr(text, "text", text), str):
-                    raise AugmenterOutputError(
-                        f"augmenter {label!r} returned the candidate {_shown(text)}; "
-                        "candidates must be str (or augkit.Candidate, to attach scores)",
-                        kind=f"augmenter {label!r} returned {_bad_candidate(text)}",
-                    )
+        if all(type(text) is str for text in row):
+            if not all(map(str.strip, row)):
+                row = [text for text in row if text.strip()]
+            rows.append(row[:n] if len(row) > n else row)
+            continue
+        for text in row:
+            if not isinstance(text, (str, Candidate)) or not isinstance(getattr(text, "text", text), str):
+                raise AugmenterOutputError(
+                    f"augmenter {label!r} returned the candidate {_shown(text)}; "
+                    "candidates must be str (or augkit.Candidate, to attach scores)",
+                    kind=f"augmenter {label!r} returned {_bad_candidate(text)}",
+                )
         if not all(_candidate_text(item).strip() for item in row):
             row = [item for item in row if _candidate_text(item).strip()]
         rows.append(row[:n] if len(row) > n else row)
