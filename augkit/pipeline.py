@@ -447,7 +447,7 @@ class Pipeline:
                     reasons[index] = f"all candidates removed by filter {step.name!r}"
             if fates is not None:
                 fates.dropped(before, candidates, step_name)
-        kept = [row[:n] for row in candidates]
+        kept = [row if len(row) <= n else row[:n] for row in candidates]
         for index, row in enumerate(candidates):
             counts[index].append(len(row) - len(kept[index]))
             counts[index].extend(usage[index])

@@ -105,7 +105,9 @@ class ExactDuplicateFilter(Filter):
         result = []
         for source, row in zip(sources, candidates):
             verdicts = self.repeats(source, [_compared(candidate) for candidate in row])
-            result.append([candidate for candidate, verdict in zip(row, verdicts) if verdict is None])
+            if any(verdicts):
+                row = [candidate for candidate, verdict in zip(row, verdicts) if verdict is None]
+            result.append(row)  # nothing dropped: the row itself, not a copy
         return result
 
 
