@@ -7,6 +7,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from augkit.configurable import Configurable
+from augkit.text import distinct_by_spacing, spacing_key
 
 if TYPE_CHECKING:
     from augkit.filters.base import DatasetContext, Filter
@@ -138,8 +139,11 @@ def first_distinct(source: str, candidates: Iterable[str], n: int,
     differ only in spacing as the same, for a library that re-spaces what it returns).
 
     ``candidates`` may be a lazy generator: it is consumed only until ``n`` are found, so an
-    augmenter can offer more attempts than it will usually need.
+    augmenter can offer more attempts than it will usually need. With ``key=spacing_key``
+    the comparison is :func:`augkit.text.distinct_by_spacing`'s, which makes no key objects.
     """
+    if key is spacing_key:
+        return distinct_by_spacing(source, candidates, n)
     compared = key or (lambda text: text)
     seen = {compared(source)}
     found: list[str] = []

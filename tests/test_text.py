@@ -7,7 +7,17 @@ from hypothesis import strategies as st
 
 import re
 
-from augkit.text import delete_words, insert_before_word, insert_word, join_words, match_case, spacing_key, split_words
+from augkit.augmenter import first_distinct
+from augkit.text import (
+    delete_words,
+    distinct_by_spacing,
+    insert_before_word,
+    insert_word,
+    join_words,
+    match_case,
+    spacing_key,
+    split_words,
+)
 
 
 @given(st.text())
@@ -75,3 +85,32 @@ def test_spacing_keys_of_respaced_and_split_words():
     assert spacing_key("How far is it to Aspen ?") == spacing_key("How far is it to  Aspen?")
     assert spacing_key("It is apart") != spacing_key("It is a part")
     assert spacing_key("well-known") != spacing_key("well - known")
+
+
+_SPACING_TEXT = st.text(alphabet=st.sampled_from("ab- '?.\n"), max_size=8)
+
+
+@st.composite
+def _respaced(draw, text: str) -> str:
+    """``text`` with whitespace added or removed at drawn places (words joined or split,
+    marks moved against their word), or now and then another text."""
+    if draw(st.booleans()) and draw(st.booleans()):
+        return draw(_SPACING_TEXT)
+    chars = [char for char in text if not char.isspace() or draw(st.booleans())]
+    return "".join(char + (" " if draw(st.integers(0, 3)) == 0 else "") for char in chars)
+
+
+@given(st.data(), _SPACING_TEXT, st.integers(min_value=0, max_value=4))
+def test_distinct_by_spacing_is_first_distinct_with_spacing_keys(data, source, n):
+    """The key-free comparison keeps exactly what comparing spacing keys keeps, in order:
+    candidates are mostly the source re-spaced, so that whitespace-free forms often agree
+    while the tokens do not ("ab" against "a b")."""
+    candidates = data.draw(st.lists(_respaced(source), max_size=6))
+    with_keys = first_distinct(source, candidates, n, key=lambda text: spacing_key(text))
+    assert distinct_by_spacing(source, candidates, n) == with_keys
+    assert first_distinct(source, candidates, n, key=spacing_key) == with_keys
+
+
+def test_distinct_by_spacing_drops_respaced_copies_and_keeps_split_words():
+    kept = distinct_by_spacing("It is apart ?", ["It is apart?", "It is a part ?", "It is  a part?", "it is apart"], 4)
+    assert kept == ["It is a part ?", "it is apart"]
