@@ -100,8 +100,8 @@ def run_pipeline(
         for index, reason in enumerate(reasons):
             if reason is not None and not traces[index]:
                 traces[index] = [no_candidate(pipeline.name, reason, index)]
-    report.rows_augmented = sum(1 for row in candidates if row)
-    report.augmentations = sum(len(row) for row in candidates)
+    report.rows_augmented = sum(map(bool, candidates))
+    report.augmentations = sum(map(len, candidates))
     report.candidates = dict(zip(pipeline.count_names, map(sum, zip(nothing, *counts))))
     return EngineResult(candidates, report, reasons, counts, traces)
 

@@ -16,6 +16,7 @@ import difflib
 import enum
 import inspect
 import math
+import operator
 import reprlib
 import warnings
 from collections import Counter
@@ -434,26 +435,29 @@ class Pipeline:
 
     def _run_batch(self, texts: list[str], n: int, seed: int, context: BatchContext, trace: bool = False) -> BatchOutcome:
         candidates = self._generated(texts, n, seed, context)
-        usage = self._row_usage(candidates)
+        usage = self._row_usage(candidates) if self.usage_names else None  # the notes are on the generated rows
         reasons: list[str | None] = [None if c else (notes_of(c)[0] or NOTHING_GENERATED) for c in candidates]
-        counts = [[len(row)] for row in candidates]
+        sizes = list(map(len, candidates))
+        columns = [sizes]  # one list per count name, one value per text: zipped into rows at the end
         fates = _Fates(candidates) if trace else None
         for step, step_name in zip(self.filters, self.count_names[1:-1]):
             before = candidates
             candidates = _checked_filter_output(step, step.filter_batch(texts, before, context), before)
-            for index, kept in enumerate(candidates):
-                counts[index].append(len(before[index]) - len(kept))
-                if not kept and reasons[index] is None:
+            left = list(map(len, candidates))
+            columns.append(list(map(operator.sub, sizes, left)))
+            for index, size in enumerate(left):
+                if not size and reasons[index] is None:
                     reasons[index] = f"all candidates removed by filter {step.name!r}"
             if fates is not None:
                 fates.dropped(before, candidates, step_name)
+            sizes = left
         kept = [row if len(row) <= n else row[:n] for row in candidates]
-        for index, row in enumerate(candidates):
-            counts[index].append(len(row) - len(kept[index]))
-            counts[index].extend(usage[index])
+        columns.append([size - n if size > n else 0 for size in sizes])
+        if usage:
+            columns.extend(zip(*usage))
         if fates is not None:
             fates.dropped(candidates, kept, BEYOND_N)
-        return BatchOutcome(kept, reasons, [tuple(row) for row in counts], fates.entries() if fates is not None else None)
+        return BatchOutcome(kept, reasons, list(zip(*columns)), fates.entries() if fates is not None else None)
 
 
 @dataclass(frozen=True)
