@@ -75,6 +75,8 @@ class NlpaugAugmenter(Augmenter):
             augmenter = nlpaug_class(**kwargs)
         except ModelNotAvailableError as error:  # a user-supplied model file (augkit_nlpaug.user_models)
             raise ModelNotAvailableError(f"{spec.name}: {error}") from error
+        except MissingDependencyError:  # an extra the method needs (augkit_nlpaug.user_models): says which
+            raise
         except Exception as error:  # nlpaug raises bare exceptions of any kind for bad input
             if spec.model_params:
                 parameter = _missing_model_parameter(self, spec)

@@ -30,7 +30,7 @@ import nlpaug.model.word_embs as nmw
 import numpy as np
 from nlpaug.model.word_stats import TfIdf
 
-from augkit.plugin import ModelNotAvailableError
+from augkit.plugin import MissingDependencyError, ModelNotAvailableError
 
 #: How to make the folder ``nlpaug.tfidf`` reads (nlpaug's own training and file layout).
 TFIDF_HELP = (
@@ -88,6 +88,12 @@ class WordEmbsAug(naw.WordEmbsAug):
 
     @classmethod
     def get_model(cls, model_path, model_type, force_reload=False, top_k=100, skip_check=False):
+        try:
+            import gensim  # noqa: F401  (nlpaug reads every vector format with it)
+        except ImportError:
+            raise MissingDependencyError(
+                "nlpaug.word_embs reads word vectors with gensim, which is not installed: pip install 'augkit-nlpaug[vectors]'"
+            ) from None
         path = str(model_path)
         how = f"nlpaug.word_embs with model_type={model_type!r} reads a file in {VECTOR_FORMATS[model_type]}"
         if not os.path.isfile(path):

@@ -7,12 +7,14 @@ from __future__ import annotations
 import csv
 import random
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import augkit
+from augkit.plugin import MissingDependencyError
 from augkit_nlpaug import BRIDGED, SPECS
 
 RESERVED = [["card", "debit card"], ["transfer", "payment"]]
@@ -263,6 +265,15 @@ def test_word_embs_refuses_missing_or_unreadable_vectors_naming_the_parameter(pa
               for key, value in params.items()}
     with pytest.raises(augkit.UsageError, match=message):
         augkit.augment(texts[:2], "nlpaug.word_embs", n=1, seed=0, **params)
+
+
+def test_word_embs_without_gensim_names_the_extra_to_install(monkeypatch, glove_file, texts):
+    """gensim is the plugin's `vectors` extra: without it, nlpaug.word_embs says how to get it
+    (the other methods do not need it)."""
+    monkeypatch.setitem(sys.modules, "gensim", None)  # `import gensim` now fails as if not installed
+    with pytest.raises(MissingDependencyError, match=r"gensim, which is not installed: pip install 'augkit-nlpaug\[vectors\]'"):
+        augkit.augment(texts[:2], "nlpaug.word_embs", n=1, seed=0, model_type="glove", model_path=glove_file)
+    assert augkit.augment(texts[:2], "nlpaug.random_word", n=1, seed=0, action="swap")
 
 
 # --- seeds ----------------------------------------------------------------------------------
