@@ -73,7 +73,9 @@ def pick_distinct(items: list, rng: random.Random, count: int) -> list:
 def synonym_replacement(text: PreparedText, rng: random.Random, count: int) -> WordSequence:
     """Replace ``count`` distinct words (among those with synonyms) by a random synonym
     each; every occurrence of a chosen word (every word with its key) changes, keeping each
-    occurrence's casing."""
+    occurrence's casing, except an occurrence whose own context does not allow that synonym
+    (the default synonyms are chosen per occurrence, by the words around it: in "to rate to
+    rate" only the second "rate" may become "grade")."""
     if not text.replaceable:
         return text.sequence.copy()
     chosen = {}
@@ -81,8 +83,8 @@ def synonym_replacement(text: PreparedText, rng: random.Random, count: int) -> W
         options = text.synonyms_of[key]
         chosen[key] = options[_index(rng, len(options))]
     words = [
-        match_case(word, chosen[key]) if key in chosen else word
-        for word, key in zip(text.sequence.words, text.keys)
+        match_case(word, chosen[key]) if key in chosen and chosen[key] in allowed else word
+        for word, key, allowed in zip(text.sequence.words, text.keys, text.synonyms)
     ]
     return WordSequence(words, list(text.sequence.glue))
 
