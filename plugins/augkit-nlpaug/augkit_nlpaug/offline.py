@@ -20,6 +20,7 @@ import functools
 import importlib.metadata
 import os
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 
 from augkit.plugin import ModelNotAvailableError
 
@@ -34,6 +35,9 @@ WORDNET_HELP = (
 
 Tagger = Callable[[Sequence[str]], list[tuple[str, str]]]
 
+#: A (token, tag) pair's token.
+first = itemgetter(0)
+
 
 @functools.cache
 def offline_pos_tagger() -> Tagger:
@@ -47,6 +51,8 @@ def offline_pos_tagger() -> Tagger:
         tags = tagger.tag(" ".join(tokens), tokenize=False)
         if len(tags) != len(tokens):  # a blank token, or one holding a space: one by one
             tags = [(token, (tagger.tag(token, tokenize=False) or [(token, "")])[0][1]) for token in tokens]
+        if list(map(first, tags)) == list(tokens):  # as nearly always: no copy (nlpaug looks up tags[i][0])
+            return tags
         return [(token, tag) for token, (_, tag) in zip(tokens, tags)]
 
     return pos_tag

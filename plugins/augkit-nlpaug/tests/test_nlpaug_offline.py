@@ -32,6 +32,8 @@ def test_the_offline_tagger_tags_each_token_once_like_nltk_pos_tag(banking77_tex
         assert [token for token, _ in tagged] == tokens
     assert dict(tag(["I", "want", "to", "book", "a", "flight"]))["flight"].startswith("NN")
     assert [token for token, _ in tag(["top", "", "up"])] == ["top", "", "up"]  # a blank token keeps its place
+    # the pattern tagger un-escapes "&slash;" in what it returns: nlpaug must get its own token back
+    assert [token for token, _ in tag(["pay", "a&slash;b"])] == ["pay", "a&slash;b"]
 
 
 def test_missing_wordnet_is_refused_with_the_ways_to_provide_it(monkeypatch, tmp_path):
