@@ -105,9 +105,9 @@ class ExactDuplicateFilter(Filter):
         result = []
         for source, row in zip(sources, candidates):
             verdicts = self.repeats(source, [_compared(candidate) for candidate in row])
-            if any(verdicts):
+            if any(verdicts):  # else the row itself, not a copy
                 row = [candidate for candidate, verdict in zip(row, verdicts) if verdict is None]
-            result.append(row)  # nothing dropped: the row itself, not a copy
+            result.append(row)
         return result
 
 
