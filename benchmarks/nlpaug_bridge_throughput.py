@@ -211,7 +211,7 @@ def measure(texts: list[str], rounds: int, block_size: int) -> dict:
 
 def markdown(result: dict) -> str:
     bridge = next(row for row in result["rows"] if row["tool"] == "bridge, augment()")
-    met = "met" if bridge["median_paired_overhead"] < MAX_OVERHEAD else "NOT met"
+    met = verdict(bridge["median_paired_overhead"], bridge["paired_quartiles"][1])
     lines = [
         "# The nlpaug bridge's overhead: `nlpaug.synonym` against nlpaug direct",
         "",
@@ -257,6 +257,17 @@ def markdown(result: dict) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def verdict(median: float, upper_quartile: float) -> str:
+    """Met only when three blocks in four are under the goal; a median under it with the
+    upper quartile above is at the goal, not under it (the medians of repeated runs move
+    by about a point)."""
+    if upper_quartile < MAX_OVERHEAD:
+        return "met"
+    if median < MAX_OVERHEAD:
+        return f"at the goal, not under it: the median is under {MAX_OVERHEAD:.0%}, the upper quartile ({upper_quartile:+.0%}) above"
+    return "NOT met"
 
 
 def decomposition(result: dict) -> str:
