@@ -781,17 +781,16 @@ def _checked_output(label: str, texts: list[str], output: Any, n: int) -> list[l
         if all(type(text) is str for text in row):
             if not all(map(str.strip, row)):
                 row = [text for text in row if text.strip()]
-            rows.append(row[:n] if len(row) > n else row)
-            continue
-        for text in row:
-            if not isinstance(text, (str, Candidate)) or not isinstance(getattr(text, "text", text), str):
-                raise AugmenterOutputError(
-                    f"augmenter {label!r} returned the candidate {_shown(text)}; "
-                    "candidates must be str (or augkit.Candidate, to attach scores)",
-                    kind=f"augmenter {label!r} returned {_bad_candidate(text)}",
-                )
-        if not all(_candidate_text(item).strip() for item in row):
-            row = [item for item in row if _candidate_text(item).strip()]
+        else:
+            for text in row:
+                if not isinstance(text, (str, Candidate)) or not isinstance(getattr(text, "text", text), str):
+                    raise AugmenterOutputError(
+                        f"augmenter {label!r} returned the candidate {_shown(text)}; "
+                        "candidates must be str (or augkit.Candidate, to attach scores)",
+                        kind=f"augmenter {label!r} returned {_bad_candidate(text)}",
+                    )
+            if not all(_candidate_text(item).strip() for item in row):
+                row = [item for item in row if _candidate_text(item).strip()]
         rows.append(row[:n] if len(row) > n else row)
     return rows
 

@@ -119,8 +119,7 @@ def run_trivial_method(texts: list[str]) -> list[list[str]]:
 
 
 def run_method_only(method, texts: list[str]) -> list[list[str]]:
-    seeder = RowSeeder(0, "nlpaug.synonym")
-    return [method.augment(text, 1, seeder.rng(text)) for text in texts]
+    return [method.augment(text, 1, rng) for text, rng in zip(texts, row_generators(texts), strict=True)]
 
 
 def changed_fraction(texts: list[str], outputs: list[list[str]]) -> float:
