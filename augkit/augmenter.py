@@ -88,6 +88,14 @@ class Augmenter(Configurable):
     #: read all the texts first, and a streamed ``IterableDataset`` is refused.
     needs_all_texts: ClassVar[bool] = False
 
+    #: True when the augmenter's randomness is a library's global generators, which it seeds
+    #: itself per row (the nlpaug bridge): :meth:`augment_batch` then receives each row's seed,
+    #: a non-negative 128-bit int, in place of its generator (``random.Random(seed)`` is that
+    #: generator, so the two carry the same randomness). It spares making a generator only
+    #: to draw a seed from it: a Mersenne Twister's seeding costs about 4 us, a few percent
+    #: of a fast method's row.
+    row_seeds: ClassVar[bool] = False
+
     def follow_up(self) -> Sequence[Filter]:
         """Filters, scorers and rankers every candidate of this method goes through when it is
         a pipeline's generator, before the caller's own filters: a method that ranks its
@@ -120,8 +128,8 @@ class Augmenter(Configurable):
     def augment_batch(
         self, texts: list[str], n: int, rngs: list[random.Random]
     ) -> list[list[str]]:
-        """Augment many texts; ``rngs[i]`` belongs to ``texts[i]``. Defaults to one
-        :meth:`augment` call per text.
+        """Augment many texts; ``rngs[i]`` belongs to ``texts[i]`` (its seed, an int, when the
+        class sets :attr:`row_seeds`). Defaults to one :meth:`augment` call per text.
 
         An augmenter that reads other columns or labels adds a keyword parameter ``context``
         (``def augment_batch(self, texts, n, rngs, context)``): it then receives an

@@ -527,7 +527,8 @@ class _Leaf:
             )
 
     def generate(self, texts: list[str], n: int, seed: int, context: BatchContext) -> list[list[Candidate]]:
-        make_rng = RowSeeder(seed, self.key).rng
+        seeder = RowSeeder(seed, self.key)
+        make_rng = seeder.seed if self.augmenter.row_seeds else seeder.rng
         rngs = [make_rng(text) for text in texts]
         if self.takes_context:
             columns = own_columns(self.label, self.required, context, len(texts), optional=self.optional)

@@ -111,7 +111,7 @@ from augkit.filters.top_k import TopKFilter
 from augkit.generated_row import GeneratedRow
 from augkit.params import check_int, unknown_name_message
 from augkit.registry import RESERVED_PARAMETERS
-from augkit.seeding import RowSeeder, resolve_seed
+from augkit.seeding import ROW_SEED_BITS, RowSeeder, resolve_seed
 from augkit.text import (
     WordSequence,
     delete_words,
@@ -245,7 +245,7 @@ __all__ = [
     # parameters
     "RESERVED_PARAMETERS", "check_int", "unknown_name_message",
     # randomness
-    "RowSeeder", "resolve_seed",
+    "ROW_SEED_BITS", "RowSeeder", "resolve_seed",
     # text
     "WordSequence", "delete_words", "insert_before_word", "insert_word", "join_words", "match_case", "spacing_key",
     "split_words",

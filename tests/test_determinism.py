@@ -7,6 +7,7 @@ import random
 import pytest
 
 import augkit
+from augkit.plugin import RowSeeder
 
 
 @pytest.mark.parametrize("method", ["eda", "aeda", "eda+aeda", "eda>aeda"])
@@ -56,3 +57,27 @@ def test_worker_processes_do_not_change_output(banking77_10shot, method):
 def test_workers_must_be_a_positive_int(banking77_sentences):
     with pytest.raises(augkit.InvalidParameterError, match="workers must be a positive int"):
         augkit.augment(banking77_sentences[:3], "eda", workers=0)
+
+
+class SeedRecorder(augkit.Augmenter):
+    """Records the row seeds it receives (``row_seeds``) and returns one text per row."""
+
+    name = "seed-recorder"
+    row_seeds = True
+
+    def __init__(self):
+        self.received: dict[str, int] = {}
+
+    def augment_batch(self, texts, n, rngs):
+        self.received.update(zip(texts, rngs, strict=True))
+        return [[f"{text} {seed % 1000}"] for text, seed in zip(texts, rngs, strict=True)]
+
+
+def test_a_method_that_takes_row_seeds_gets_each_rows_seed_whatever_the_batching(banking77_sentences):
+    texts = banking77_sentences[:20]
+    recorder = SeedRecorder()
+    whole = augkit.augment(texts, recorder, n=1, seed=3, batch_size=64)
+    seeder = RowSeeder(3, "seed-recorder")
+    assert recorder.received == {text: seeder.seed(text) for text in texts}
+    assert augkit.augment(texts, recorder, n=1, seed=3, batch_size=3) == whole
+    assert augkit.augment(texts, recorder, n=1, seed=4) != whole

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from augkit.errors import InvalidParameterError
-from augkit.seeding import RowSeeder, resolve_seed
+from augkit.seeding import ROW_SEED_BITS, RowSeeder, resolve_seed
 
 
 def test_row_generator_is_random_random_seeded_with_the_documented_digest(banking77_sentences):
@@ -18,6 +18,16 @@ def test_row_generator_is_random_random_seeded_with_the_documented_digest(bankin
         generator = RowSeeder(7, "eda").rng(text)
         assert [generator.random() for _ in range(5)] == [expected.random() for _ in range(5)]
         assert generator.gauss(0, 1) == expected.gauss(0, 1)
+
+
+def test_row_seed_is_the_documented_digest_that_seeds_the_row_generator(banking77_sentences):
+    seeder = RowSeeder(7, "eda")
+    for text in banking77_sentences[:20] + ["", "\ud800"]:
+        material = f"7\x1feda\x1f{text}".encode("utf-8", "surrogatepass")
+        seed = seeder.seed(text)
+        assert seed == int.from_bytes(hashlib.blake2b(material, digest_size=16).digest(), "big")
+        assert 0 <= seed < 2**ROW_SEED_BITS
+        assert random.Random(seed).random() == seeder.rng(text).random()
 
 
 def test_keys_and_texts_give_different_streams():
