@@ -9,18 +9,19 @@ here) and WordNet through NLTK_DATA (``make wordnet-for-nltk``), one output per 
 - **nlpaug direct**: seeded once (``nlpaug.util.Randomness.seed``), one ``augment(text)``
   call per text: the loop a user of nlpaug writes.
 - **nlpaug direct, seeded per row**: the same loop, Python's generator seeded before each
-  text from augkit's generator of that row (as the bridge does): what seeding nlpaug's
-  global generator per row costs without anything else of augkit. The rows' own generators
-  are made before the clock starts: the pipeline makes them for every method, so their
-  cost is counted once, in the trivial method's row below.
+  text with augkit's seed of that row (as the bridge does): what seeding nlpaug's global
+  generator per row costs without anything else of augkit. The rows' seeds are derived
+  before the clock starts: the pipeline derives them for every method, so their cost is
+  counted once, in the trivial method's row below.
 - **bridge, augment()**: ``augkit.augment(texts, "nlpaug.synonym", n=1, seed=0, ...)``: the
   whole public path (per-row seeds and isolation of nlpaug's global generators, the
   pipeline, duplicate removal, output checks).
-- **bridge, method only**: the bridged method's ``augment(text, 1, rng)`` per text with a
-  per-row generator, without augkit's pipeline: what the isolation itself costs.
+- **bridge, method only**: the bridged method's ``augment_batch([text], 1, [seed])`` per text
+  with the row's seed, without augkit's pipeline: what the isolation itself costs.
 - **augkit pipeline, trivial method**: ``augkit.augment`` with a method that only appends a
-  mark to each text (no nlpaug): the per-row cost every augkit method pays (its row's
-  generator, duplicate removal, output checks), as a share of nlpaug's own time.
+  mark to each text (no nlpaug) and, like the bridge, takes row seeds (``row_seeds``): the
+  per-row cost augkit adds to such a method (the row's seed, duplicate removal, output
+  checks), as a share of nlpaug's own time.
 
 The texts are cut into blocks of 1,000; in each round every block goes through the five
 tools back to back, the tool that goes first rotating, so a block's timings share the
@@ -81,21 +82,21 @@ def run_direct(peer, texts: list[str]) -> list[list[str]]:
     return [peer.augment(text) for text in texts]
 
 
-def row_generators(texts: list[str]) -> list[random.Random]:
-    """The generators augkit's pipeline gives the bridged method for ``texts``."""
-    make_rng = RowSeeder(0, "nlpaug.synonym").rng
-    return [make_rng(text) for text in texts]
+def row_seeds(texts: list[str]) -> list[int]:
+    """The row seeds augkit's pipeline gives the bridged method for ``texts``."""
+    make_seed = RowSeeder(0, "nlpaug.synonym").seed
+    return [make_seed(text) for text in texts]
 
 
-def run_direct_seeded(peer, texts: list[str], rngs: list[random.Random]) -> list[list[str]]:
-    """nlpaug direct with Python's generator seeded per row from the row's generator (made
+def run_direct_seeded(peer, texts: list[str], seeds: list[int]) -> list[list[str]]:
+    """nlpaug direct with Python's generator seeded per row with the row's seed (derived
     beforehand), as the bridge seeds it: what seeding the global generator per row costs."""
     from augkit_nlpaug.isolation import global_randomness
 
     outputs = []
     with global_randomness(("python",)) as seed_row:
-        for text, rng in zip(texts, rngs, strict=True):
-            seed_row(rng)
+        for text, seed in zip(texts, seeds, strict=True):
+            seed_row(seed)
             outputs.append(peer.augment(text))
     return outputs
 
@@ -109,9 +110,10 @@ class AppendMark(augkit.Augmenter):
     ``augkit.augment`` with it times augkit's own per-row work."""
 
     name = "append-mark"
+    row_seeds = True  # as the bridge: the row's seed, not a generator made from it
 
-    def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
-        return [text + " ."]
+    def augment_batch(self, texts: list[str], n: int, seeds: list[int]) -> list[list[str]]:
+        return [[text + " ."] for text in texts]
 
 
 def run_trivial_method(texts: list[str]) -> list[list[str]]:
@@ -119,7 +121,7 @@ def run_trivial_method(texts: list[str]) -> list[list[str]]:
 
 
 def run_method_only(method, texts: list[str]) -> list[list[str]]:
-    return [method.augment(text, 1, rng) for text, rng in zip(texts, row_generators(texts), strict=True)]
+    return [method.augment_batch([text], 1, [seed])[0] for text, seed in zip(texts, row_seeds(texts), strict=True)]
 
 
 def changed_fraction(texts: list[str], outputs: list[list[str]]) -> float:
@@ -144,7 +146,7 @@ def measure(texts: list[str], rounds: int, block_size: int) -> dict:
     # each tool: block -> what to time (made before the clock starts)
     tools: dict[str, Callable[[list[str]], Callable[[], list[list[str]]]]] = {
         "nlpaug direct": lambda block: lambda: run_direct(peer, block),
-        "nlpaug direct, seeded per row": lambda block: partial(run_direct_seeded, peer, block, row_generators(block)),
+        "nlpaug direct, seeded per row": lambda block: partial(run_direct_seeded, peer, block, row_seeds(block)),
         "bridge, augment()": lambda block: lambda: run_bridge(block),
         "bridge, method only": lambda block: lambda: run_method_only(method, block),
         "augkit pipeline, trivial method": lambda block: lambda: run_trivial_method(block),
@@ -236,13 +238,13 @@ def markdown(result: dict) -> str:
         f"ratio of the medians {bridge['overhead_vs_direct']:+.1%}; wall clock {bridge['wall_overhead_vs_direct']:+.1%}).",
         "",
         "\"nlpaug direct, seeded per row\" is nlpaug's own loop with Python's generator seeded before each text "
-        "from the row's generator, as the bridge seeds it: what seeding nlpaug's global generator per row "
-        "(outputs independent of batching, workers and Ray) costs by itself; the rows' generators are made "
+        "with the row's seed, as the bridge seeds it: what seeding nlpaug's global generator per row "
+        "(outputs independent of batching, workers and Ray) costs by itself; the rows' seeds are derived "
         "before its clock starts (they are counted in the trivial method's row). \"bridge, method only\" calls the bridged method once per text, so every call "
         "also saves and restores nlpaug's global generators, which augment() does once per batch. "
         "\"augkit pipeline, trivial method\" runs augment() with a method that only appends a mark: "
-        "augkit's own per-row work (the row's generator, duplicate removal, output checks), which every "
-        "method pays, measured against nlpaug's time on the same block; its texts-changed column is 100% by construction. "
+        "augkit's own per-row work for a method that takes row seeds as the bridge does (the row's seed, "
+        "duplicate removal, output checks), measured against nlpaug's time on the same block; its texts-changed column is 100% by construction. "
         "The outputs differ from nlpaug direct's only in their random draws "
         "(per-row seeds instead of one global stream): the share of texts changed and the words changed "
         "per output are the same behaviour measured twice.",
@@ -276,9 +278,9 @@ def decomposition(result: dict) -> str:
     pipeline = 1 + overhead["augkit pipeline, trivial method"]
     seeding = overhead["nlpaug direct, seeded per row"]
     rest = bridge - pipeline - seeding
-    return (f"Of the bridge's {bridge:+.1%}: augkit's per-row work that every method pays (the row's generator, "
+    return (f"Of the bridge's {bridge:+.1%}: augkit's per-row work (the row's seed, "
             f"duplicate removal, output checks: the trivial method's time) is {pipeline:.1%} of nlpaug's; seeding "
-            f"nlpaug's global generator from the row's per row {seeding:+.1%}; "
+            f"nlpaug's global generator with the row's seed per row {seeding:+.1%}; "
             f"the remaining {rest:+.1%} is the bridge's own steps (comparing outputs word by word, the tagger's "
             "token mapping, saving the global generators per batch) and nlpaug's calls running slower between them. "
             "These are medians of separate ratios, so they add up only roughly.")

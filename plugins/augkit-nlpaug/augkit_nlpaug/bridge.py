@@ -7,7 +7,7 @@ built when the method is constructed (so a wrong value or a missing model fails 
 naming it), dropped when the method is pickled for a worker process and rebuilt there.
 
 Each row is one nlpaug call, ``augment(text, n=n)``, inside :func:`global_randomness`: the
-row's own generator seeds nlpaug's global ones, so the same seed gives the same output
+row's seed seeds nlpaug's global generators, so the same seed gives the same output
 whatever the batching, workers or backend. Outputs equal to the text or to an earlier
 output (words and punctuation compared: nlpaug re-spaces its outputs) are dropped (nlpaug
 returns them when it finds nothing to change), so a row may get
@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 from augkit.plugin import (
     Augmenter,
     InvalidParameterError,
+    ROW_SEED_BITS,
     MissingDependencyError,
     ModelNotAvailableError,
     UnknownParameterError,
@@ -39,10 +40,16 @@ from augkit_nlpaug.offline import model_not_available, offline_pos_tagger, requi
 from augkit_nlpaug.specs import ALWAYS, HUB_MODEL, SPECS, WORDNET, BridgeSpec, Param
 
 
+#: ``isinstance(value, str)`` as one C call: what of nlpaug's outputs the bridge compares.
+is_text = str.__instancecheck__
+
+
 class NlpaugAugmenter(Augmenter):
     """Base of the bridged nlpaug augmenters; each subclass carries its :class:`BridgeSpec`."""
 
     spec: ClassVar[BridgeSpec]
+    #: nlpaug draws from global generators, which the bridge seeds with each row's seed
+    row_seeds = True
 
     def _configure(self, given: dict[str, Any]) -> None:
         spec = self.spec
@@ -89,21 +96,23 @@ class NlpaugAugmenter(Augmenter):
         return augmenter
 
     def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
-        return self.augment_batch([text], n, [rng])[0]
+        """One text, nlpaug's generators seeded with a seed drawn from ``rng``."""
+        return self.augment_batch([text], n, [rng.getrandbits(ROW_SEED_BITS)])[0]
 
-    def augment_batch(self, texts: list[str], n: int, rngs: list[random.Random]) -> list[list[str]]:
-        """One nlpaug call per row, each seeded by its row's generator; the global generators
-        are saved and restored once per batch (a row's outputs are the same as alone)."""
+    def augment_batch(self, texts: list[str], n: int, seeds: list[int]) -> list[list[str]]:
+        """One nlpaug call per row, nlpaug's global generators seeded with the row's seed
+        (:attr:`row_seeds`); they are saved and restored once per batch (a row's outputs are
+        the same as alone)."""
         if self._nlpaug is None:
             self._nlpaug = self._build()
         rows = []
         with global_randomness(self.spec.draws_from) as seed_row:
-            for text, rng in zip(texts, rngs, strict=True):
-                seed_row(rng)
+            for text, seed in zip(texts, seeds, strict=True):
+                seed_row(seed)
                 outputs = self._nlpaug.augment(text, n=n)
                 # nlpaug re-spaces what it returns ("Aspen ?" comes back "Aspen?"): an output
                 # that differs from the text or an earlier output only in spacing is no change
-                rows.append(first_distinct(text, (o for o in outputs if isinstance(o, str)), n, key=spacing_key))
+                rows.append(first_distinct(text, filter(is_text, outputs), n, key=spacing_key))
         return rows
 
     def __getstate__(self) -> dict[str, Any]:

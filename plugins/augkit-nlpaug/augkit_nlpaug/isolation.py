@@ -2,8 +2,9 @@
 
 nlpaug has no per-call seed (nlpaug #6): its augmenters draw from Python's ``random`` module,
 some from NumPy's global generator, and the model-backed ones from torch's. :func:`global_randomness`
-seeds those an augmenter uses from the row's own ``random.Random`` (which augkit derives from the run's seed
-and the row's text), runs the call, then puts the caller's global states back. A row's
+seeds those an augmenter uses from the row's seed (which augkit derives from the run's seed and
+the row's text: Python's generator gets exactly the row's generator's state,
+``random.Random(seed)``), runs the call, then puts the caller's global states back. A row's
 output therefore depends only on (seed, row), whatever the batch size, worker count or
 backend, and the caller's global streams go on as if the bridge had not run.
 
@@ -22,10 +23,12 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 
-#: NumPy's legacy seeding takes 32-bit seeds.
+from augkit.plugin import ROW_SEED_BITS
+
+#: NumPy's legacy seeding takes 32-bit seeds: the row seed's top 32 bits.
 NUMPY_SEED_BITS = 32
-#: Python's ``random.seed`` takes any int: 64 bits keep distinct rows' streams apart.
-PYTHON_SEED_BITS = 64
+#: torch's manual seed takes 64 bits, signed: the row seed's low 63 bits.
+TORCH_SEED_MASK = (1 << 63) - 1
 
 _LOCK = threading.RLock()
 
@@ -38,10 +41,10 @@ GENERATORS = ("python", "numpy", "torch")
 
 
 @contextlib.contextmanager
-def global_randomness(generators: Sequence[str] = GENERATORS) -> Iterator[Callable[[random.Random], None]]:
+def global_randomness(generators: Sequence[str] = GENERATORS) -> Iterator[Callable[[int], None]]:
     """Inside the block, the named global generators (Python's ``random``, NumPy's, torch's
-    when loaded) belong to the rows: the block gets ``seed_row(rng)``, which seeds them from
-    a row's own generator before that row's call; when the block ends, they are put back as
+    when loaded) belong to the rows: the block gets ``seed_row(seed)``, which seeds them from
+    a row's seed before that row's call; when the block ends, they are put back as
     they were before it. A batch saves and restores them once, not once per row: Python's
     ``getstate`` alone costs about 20 us, a tenth of a synonym replacement.
 
@@ -51,15 +54,15 @@ def global_randomness(generators: Sequence[str] = GENERATORS) -> Iterator[Callab
     numpy = sys.modules.get("numpy") if "numpy" in generators else None
     torch = sys.modules.get("torch") if "torch" in generators else None
 
-    def seed_row(rng: random.Random) -> None:
-        # what random.seed(int) does, without its Python-level argument checks (a microsecond
-        # of the five it takes): the C seeding, and the forgetting of a cached Gaussian draw
-        seed_python(python, rng.getrandbits(PYTHON_SEED_BITS))
+    def seed_row(seed: int) -> None:
+        # what random.seed(seed) does, without its Python-level argument checks: the C
+        # seeding, and the forgetting of a cached Gaussian draw
+        seed_python(python, seed)
         python.gauss_next = None
         if numpy is not None:
-            numpy.random.seed(rng.getrandbits(NUMPY_SEED_BITS))
+            numpy.random.seed(seed >> (ROW_SEED_BITS - NUMPY_SEED_BITS))
         if torch is not None:
-            torch.manual_seed(rng.getrandbits(PYTHON_SEED_BITS - 1))
+            torch.manual_seed(seed & TORCH_SEED_MASK)
 
     with _LOCK:
         python_state = random.getstate()

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import augkit
+from augkit.plugin import ROW_SEED_BITS, RowSeeder
 from augkit_nlpaug import BRIDGED, SPECS
 from augkit_nlpaug.isolation import global_randomness
 from augkit_nlpaug.specs import HUB_MODEL, USER_SUPPLIED
@@ -64,7 +65,7 @@ def test_a_method_draws_only_from_the_generators_its_spec_names(spec, banking77_
 def test_the_global_states_are_restored_when_nlpaug_raises():
     before = (random.getstate(), np.random.get_state()[1].copy())
     with pytest.raises(ZeroDivisionError), global_randomness() as seed_row:
-        seed_row(random.Random(1))
+        seed_row(1)
         random.random()
         1 / 0
     assert random.getstate() == before[0]
@@ -75,23 +76,38 @@ def test_a_rows_gaussian_draws_do_not_depend_on_the_row_before():
     """random.gauss caches its second value: a row seeded after a row that drew one must not
     get the cached value (the row's draws would depend on the rows before it)."""
     with global_randomness(("python",)) as seed_row:
-        seed_row(random.Random(7))
+        seed_row(7)
         alone = [random.gauss(0, 1), random.gauss(0, 1)]
-        seed_row(random.Random(1))
+        seed_row(1)
         random.gauss(0, 1)  # leaves its pair's second value cached
-        seed_row(random.Random(7))
+        seed_row(7)
         after_another = [random.gauss(0, 1), random.gauss(0, 1)]
     assert after_another == alone
 
 
-def test_the_bridge_gives_what_nlpaug_gives_when_seeded_with_the_rows_draws(banking77_texts, wordnet_for_nltk):
-    """The bridge adds seeding and deduplication, nothing else: nlpaug's own augmenter seeded
-    as global_randomness seeds a row returns the same candidates."""
+def test_the_bridge_gives_what_nlpaug_gives_when_seeded_with_the_rows_seed(banking77_texts, wordnet_for_nltk):
+    """The bridge adds seeding and deduplication, nothing else: nlpaug's own augmenter, with
+    Python's generator seeded with the row's seed (the row's generator's own state) and
+    NumPy's with its top 32 bits, returns the same candidates."""
     method = BRIDGED["nlpaug.random_word"](action="swap")
     text = banking77_texts[3]
-    rng = random.Random(42)
-    bridged = method.augment(text, 3, random.Random(42))
-    random.seed(rng.getrandbits(64))
-    np.random.seed(rng.getrandbits(32))
+    seed = RowSeeder(42, method.name).seed(text)
+    bridged = method.augment_batch([text], 3, [seed])[0]
+    random.seed(seed)
+    np.random.seed(seed >> (ROW_SEED_BITS - 32))
     direct = method._nlpaug.augment(text, n=3)
     assert bridged == list(dict.fromkeys(o for o in direct if o != text))
+    assert method.augment(text, 3, random.Random(42)) == method.augment_batch([text], 3, [random.Random(42).getrandbits(ROW_SEED_BITS)])[0]
+
+
+def test_the_pipeline_hands_the_bridge_each_rows_seed(banking77_texts, wordnet_for_nltk):
+    """The bridged methods take row seeds (``row_seeds``), as augkit.augment derives them
+    from the run's seed and the text: what the method gives for those seeds is what
+    augment() keeps."""
+    method = BRIDGED["nlpaug.synonym"]()
+    assert method.row_seeds
+    texts = banking77_texts[:8]
+    seeder = RowSeeder(5, method.name)
+    direct = method.augment_batch(texts, 2, [seeder.seed(text) for text in texts])
+    assert any(direct)
+    assert augkit.augment(texts, method, n=2, seed=5) == direct
