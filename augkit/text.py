@@ -105,8 +105,8 @@ def distinct_by_spacing(source: str, candidates: Iterable[str], n: int) -> list[
         same = seen.get(squeezed)
         if same is None:
             seen[squeezed] = [candidate]
-        elif any(SpacingKey(candidate) == SpacingKey(text) for text in same):
-            continue
+        elif candidate in same or any(SpacingKey(candidate) == SpacingKey(text) for text in same):
+            continue  # (the same text again, as nlpaug returns one it could not change: no key objects)
         else:
             same.append(candidate)
         found.append(candidate)

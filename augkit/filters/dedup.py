@@ -103,10 +103,15 @@ class ExactDuplicateFilter(Filter):
 
     def filter_batch(self, sources, candidates, context):
         result = []
+        key = self.key
         for source, row in zip(sources, candidates):
-            verdicts = self.repeats(source, [_compared(candidate) for candidate in row])
-            if any(verdicts):  # else the row itself, not a copy
-                row = [candidate for candidate, verdict in zip(row, verdicts) if verdict is None]
+            if len(row) == 1:  # one candidate repeats nothing but perhaps the source
+                if self.against_source and key(_compared(row[0])) == key(source):
+                    row = []
+            elif row:
+                verdicts = self.repeats(source, [_compared(candidate) for candidate in row])
+                if any(verdicts):  # else the row itself, not a copy
+                    row = [candidate for candidate, verdict in zip(row, verdicts) if verdict is None]
             result.append(row)
         return result
 
