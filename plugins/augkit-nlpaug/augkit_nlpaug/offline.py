@@ -65,11 +65,21 @@ def sentence_tokenizer(text: str) -> list[str]:
     return split_sentences(text)
 
 
+#: The NLTK search paths (``nltk.data.path`` as a tuple) on which WordNet was found: NLTK's
+#: lookup checks the folders on disk each time (0.3 ms, a third of an ``augkit.augment`` call
+#: on one text by method name), and a WordNet found stays found while the paths stay the same.
+_WORDNET_FOUND_ON: set[tuple[str, ...]] = set()
+
+
 def require_wordnet(method: str) -> None:
     """Fail with :data:`WORDNET_HELP` when NLTK cannot find WordNet (instead of nlpaug's
-    attempt to download it)."""
+    attempt to download it). A search path on which it was found is not searched again; a
+    missing WordNet is looked for on every call (the user may lay it out meanwhile)."""
     import nltk
 
+    search_path = tuple(nltk.data.path)
+    if search_path in _WORDNET_FOUND_ON:
+        return
     try:
         nltk.data.find("corpora/wordnet")
     except LookupError:
@@ -77,6 +87,7 @@ def require_wordnet(method: str) -> None:
             nltk.data.find("corpora/wordnet.zip")
         except LookupError:
             raise ModelNotAvailableError(f"{method}: {WORDNET_HELP}") from None
+    _WORDNET_FOUND_ON.add(search_path)
 
 
 def model_not_available(method: str, parameter: str, model: str, error: BaseException) -> ModelNotAvailableError:

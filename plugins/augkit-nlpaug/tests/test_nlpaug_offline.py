@@ -10,7 +10,7 @@ import pytest
 import augkit
 from augkit.plugin import ModelNotAvailableError
 from augkit_nlpaug import BRIDGED
-from augkit_nlpaug.offline import offline_pos_tagger
+from augkit_nlpaug.offline import offline_pos_tagger, require_wordnet
 
 
 def test_synonyms_are_tagged_without_nltks_tagger(monkeypatch, banking77_texts, wordnet_for_nltk):
@@ -42,6 +42,24 @@ def test_missing_wordnet_is_refused_with_the_ways_to_provide_it(monkeypatch, tmp
     monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
     with pytest.raises(ModelNotAvailableError, match=r"nlpaug.antonym: .*make wordnet-for-nltk.*NLTK_DATA"):
         BRIDGED["nlpaug.antonym"]()
+
+
+def test_wordnet_is_looked_up_once_per_search_path_and_refused_where_it_is_missing(monkeypatch, tmp_path, wordnet_for_nltk):
+    import nltk
+
+    lookups = []
+    find = nltk.data.find
+    monkeypatch.setattr(nltk.data, "find", lambda resource, *args: lookups.append(resource) or find(resource, *args))
+    monkeypatch.setattr(nltk.data, "path", [*nltk.data.path, str(tmp_path)])  # a search path not yet seen
+    require_wordnet("nlpaug.synonym")
+    require_wordnet("nlpaug.antonym")
+    assert lookups == ["corpora/wordnet"]
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
+    for _ in range(2):
+        looked_up = len(lookups)
+        with pytest.raises(ModelNotAvailableError, match="nlpaug.synonym: nlpaug reads WordNet through NLTK, and NLTK finds no WordNet"):
+            require_wordnet("nlpaug.synonym")
+        assert len(lookups) > looked_up  # looked for again: a missing WordNet is not remembered
 
 
 @pytest.mark.parametrize(
