@@ -69,10 +69,13 @@ def test_judgements_are_equation_7_on_both_directions_of_the_classifier(tiny_pai
     classifier = load_pair_classifier(str(tiny_pair_classifier), device="cpu")
     forward = classifier.predict(list(zip(sources, candidates)))
     backward = classifier.predict(list(zip(candidates, sources)))
+    # the oracle runs both directions as one batch, the classifier here each direction alone:
+    # float32 logits of a pair differ with the batch it is in by about 1e-6 relative, as the
+    # CPU's kernels go (1.05e-6 on one machine), so the probabilities are compared to 1e-5
     for judgement, f, b in zip(judgements, forward, backward):
         assert judgement.relation == relation_of(max(f, key=f.get), max(b, key=b.get))
-        assert judgement.forward == pytest.approx(f) and judgement.backward == pytest.approx(b)
-        assert judgement.probabilities == pytest.approx(relation_probabilities(f, b), abs=1e-6)
+        assert judgement.forward == pytest.approx(f, abs=1e-5) and judgement.backward == pytest.approx(b, abs=1e-5)
+        assert judgement.probabilities == pytest.approx(relation_probabilities(f, b), abs=1e-5)
     assert len({j.relation for j in judgements}) > 1, "random weights should not put every pair in one relation"
 
 

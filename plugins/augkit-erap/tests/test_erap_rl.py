@@ -110,7 +110,8 @@ def test_adversary_penalty_applies_only_when_its_prediction_is_the_asked_relatio
         predicted = max(guess, key=guess.get)
         for relation in guess:
             (parts,) = evaluator.evaluate([f"source of {text}"], [text], [relation])
-            assert parts.penalty == pytest.approx(guess[relation] if relation == predicted else 0.0)
+            # guessed in a batch of four, judged alone: float32 differs with the batch by ~1e-6
+            assert parts.penalty == pytest.approx(guess[relation] if relation == predicted else 0.0, abs=1e-5)
 
 
 def test_adversary_train_step_lowers_equation_2_loss_on_its_batch(tiny_pair_classifier):
