@@ -24,9 +24,9 @@ import random
 from typing import Any, ClassVar
 
 from augkit.plugin import (
+    ROW_SEED_BITS,
     Augmenter,
     InvalidParameterError,
-    ROW_SEED_BITS,
     MissingDependencyError,
     ModelNotAvailableError,
     UnknownParameterError,
