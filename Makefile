@@ -10,13 +10,17 @@ PROJECT_FILES := .ci/constraints.txt pyproject.toml plugins/augkit-eda/pyproject
 	plugins/augkit-backtranslation/pyproject.toml plugins/augkit-faq/pyproject.toml plugins/augkit-paramac/pyproject.toml plugins/augkit-pointer/pyproject.toml plugins/augkit-erap/pyproject.toml plugins/augkit-llm/pyproject.toml \
 	plugins/augkit-nlpaug/pyproject.toml
 
-.PHONY: demo test bench fewshot setup setup-test wordnet-for-nltk chromium-for-tests clean
+.PHONY: demo test screenshots bench fewshot setup setup-test wordnet-for-nltk chromium-for-tests clean
 
 demo: $(VENV)/.runtime
 	$(BIN)/python examples/banking77_demo.py
 
 test: $(VENV)/.test wordnet-for-nltk chromium-for-tests
 	NLTK_DATA=$(NLTK_DATA) $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The web UI's screenshots in docs/web-ui/, retaken by its real-browser test.
+screenshots: $(VENV)/.test chromium-for-tests
+	AUGKIT_UPDATE_SCREENSHOTS=1 $(BIN)/python -m pytest tests/test_web_general_browser.py
 
 bench: $(VENV)/.bench wordnet-for-nltk
 	NLTK_DATA=$(NLTK_DATA) $(BIN)/python benchmarks/eda_throughput.py $(BENCH_ARGS)

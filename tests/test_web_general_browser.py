@@ -3,12 +3,14 @@ Playwright): upload a BANKING77 slice, preview one method, change the pipeline a
 again, untick a kept candidate, run on the whole table, download the table, the trace and the
 command, and check them against ``augkit.augment`` with the same arguments; a bad pipeline is
 said on the page; a long run shows its progress and Stop cancels it. The screenshots
-in docs/web-ui/ are taken here. Skipped only off CI when Chromium is missing."""
+in docs/web-ui/ are taken here when AUGKIT_UPDATE_SCREENSHOTS=1 (`make screenshots`);
+otherwise they go to a temporary folder, so a test run leaves the docs as they are. Skipped only off CI when Chromium is missing."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
 from pathlib import Path
 
@@ -19,8 +21,16 @@ import augkit
 from augkit.web.general import DROPPED_GREY
 
 pytestmark = pytest.mark.slow
-SCREENSHOTS = Path(__file__).resolve().parents[1] / "docs" / "web-ui"
+DOCS_SCREENSHOTS = Path(__file__).resolve().parents[1] / "docs" / "web-ui"
 PIPELINE, N, SEED = "eda+aeda|dedup", 2, 3
+
+
+@pytest.fixture
+def screenshots(tmp_path) -> Path:
+    """Where the page's screenshots go: the docs' folder when asked to update it."""
+    folder = DOCS_SCREENSHOTS if os.environ.get("AUGKIT_UPDATE_SCREENSHOTS") == "1" else tmp_path / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 @pytest.fixture
@@ -91,8 +101,7 @@ def _review(page) -> list[dict]:
 
 
 def test_upload_preview_change_untick_run_and_download_equal_augment(chromium_browser, serve_temp_dir, launch_on_free_port,
-                                                                     banking_file, tmp_path):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+                                                                     banking_file, tmp_path, screenshots):
     with _page_with_upload(chromium_browser, launch_on_free_port, serve_temp_dir, banking_file,
                            accept_downloads=True) as (page, status):
         assert "50 rows; columns text, label" in status
@@ -124,7 +133,7 @@ def test_upload_preview_change_untick_run_and_download_equal_augment(chromium_br
         assert dropped and all(not row["box"].is_checked() for row in dropped)
         grey = "rgb({}, {}, {})".format(*(int(DROPPED_GREY[i:i + 2], 16) for i in (1, 3, 5)))  # as the browser says it
         assert {row["color"] for row in dropped} == {grey} and grey not in {row["color"] for row in kept}
-        page.screenshot(path=str(SCREENSHOTS / "preview.png"), full_page=True)
+        page.screenshot(path=str(screenshots / "preview.png"), full_page=True)
         untick = kept[0]
         untick["box"].click()
         page.wait_for_timeout(1000)  # let the table's edit reach the server before running
@@ -134,7 +143,7 @@ def test_upload_preview_change_untick_run_and_download_equal_augment(chromium_br
         assert "1 candidate(s) unticked by hand left out of the download" in status
         generated, kept_count = map(int, re.search(r"generated (\d+) candidates, kept (\d+)", status).groups())
         _histogram_shows(page, kept_count, generated - kept_count)  # the whole run's candidates now
-        page.screenshot(path=str(SCREENSHOTS / "run.png"), full_page=True)
+        page.screenshot(path=str(screenshots / "run.png"), full_page=True)
         saved = {}
         links = page.locator("#aug-downloads a")
         for position in range(links.count()):
@@ -166,12 +175,13 @@ def test_upload_preview_change_untick_run_and_download_equal_augment(chromium_br
     assert "leaves out 1 candidate(s) unticked by hand" in command
 
 
-def test_a_misspelled_method_is_said_on_the_page(chromium_browser, serve_temp_dir, launch_on_free_port, banking_file):
+def test_a_misspelled_method_is_said_on_the_page(chromium_browser, serve_temp_dir, launch_on_free_port, banking_file,
+                                                 screenshots):
     with _page_with_upload(chromium_browser, launch_on_free_port, serve_temp_dir, banking_file) as (page, _):
         _set_field(page, "aug-pipeline", "edaa|semantic")
         page.locator("#aug-preview").click()
         assert "unknown method 'edaa'; did you mean 'eda'" in _status(page, "Error")
-        page.screenshot(path=str(SCREENSHOTS / "error.png"), full_page=False)
+        page.screenshot(path=str(screenshots / "error.png"), full_page=False)
         assert "Traceback" not in page.locator("#aug-status").inner_text()
 
 
