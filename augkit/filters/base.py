@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from augkit.candidate import Candidate
 from augkit.configurable import Configurable
 from augkit.errors import InputError
+from augkit.protection.spans import RowProtection
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,9 @@ class BatchContext:
 
     labels: Sequence[Any] | None = None
     columns: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    #: Per row, the spans of its text no step may change (:class:`augkit.protection.ProtectedSpan`,
+    #: in order); None when the run protects nothing.
+    protected: Sequence[RowProtection] | None = None
 
     def take(self, positions: Sequence[int]) -> BatchContext:
         """The context of the rows at ``positions`` (which may repeat), in that order: for a
@@ -26,6 +30,7 @@ class BatchContext:
         return BatchContext(
             labels=None if self.labels is None else [self.labels[i] for i in positions],
             columns={name: [values[i] for i in positions] for name, values in self.columns.items()},
+            protected=None if self.protected is None else [self.protected[i] for i in positions],
         )
 
 
@@ -39,6 +44,8 @@ class DatasetContext:
     texts: Sequence[str]
     labels: Sequence[Any] | None = None
     columns: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    #: Per text, its protected spans (as in :class:`BatchContext`); None when the run protects nothing.
+    protected: Sequence[RowProtection] | None = None
 
 
 class Filter(Configurable):
