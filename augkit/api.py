@@ -10,6 +10,7 @@ from typing import Any
 from augkit.augmenter import Augmenter
 from augkit.errors import InputError, UsageError
 from augkit.pipeline import Chain, Interleave, Pipeline, Union
+from augkit.protection.step import check_protect_column
 from augkit.report import AugmentationReport
 from augkit.row_context import check_context_request, context_mapping
 from augkit.run_options import DEFAULT_BATCH_SIZE, RunOptions
@@ -37,6 +38,9 @@ def augment(
     strict: bool = False,
     row_timeout: float | None = None,
     trace: bool = False,
+    protect: Sequence[str] | str | None = None,
+    protect_column: str | None = None,
+    protect_codes: bool = True,
     **params: Any,
 ) -> Any:
     """Augment texts, a pandas DataFrame or a Hugging Face dataset.
@@ -97,6 +101,19 @@ def augment(
         step that dropped it; ``score_<name>`` for every score a step gave it), and one row
         per source row that got no candidate at all (``fate`` none, ``reason`` why). See
         :mod:`augkit.trace`. Output rows are the same with or without it.
+    protect : list of str or str, optional
+        Words and phrases no method may change, in any row (every occurrence, whole words,
+        any case); a string is a ``|``-separated list. See :mod:`augkit.protection`.
+    protect_column : str, optional
+        A column holding each row's own protected text: BIO tags (one per whitespace-separated
+        word, ``O B-playlist I-playlist``: each augmentation then carries its re-aligned tags
+        in that column), phrases (a list, a JSON list or ``|``-separated) or character spans.
+        EDA and AEDA never edit inside a protected span; other methods' candidates that lose
+        or alter one are dropped by the pipeline's ``protected`` step, and the trace names the span.
+    protect_codes : bool
+        Also protect, in every row, single letters other than "a" and "I", all-capital
+        tokens of 2 to 5 letters and words mixing letters and digits ("fare code h",
+        "ATM", "ua123"). True by default.
     **params
         Constructor parameters of the method, e.g. ``alpha_sr=0.2`` for EDA.
 
@@ -111,7 +128,8 @@ def augment(
     result, report = augment_with_report(
         data, method, n, seed, text_column=text_column, label_column=label_column,
         context_columns=context_columns, keep_original=keep_original, progress=progress, batch_size=batch_size, coerce=coerce,
-        workers=workers, strict=strict, row_timeout=row_timeout, trace=trace, **params,
+        workers=workers, strict=strict, row_timeout=row_timeout, trace=trace, protect=protect,
+        protect_column=protect_column, protect_codes=protect_codes, **params,
     )
     if _is_dataframe(result):
         result.attrs[REPORT_ATTR] = report.as_dict()
@@ -139,6 +157,9 @@ def augment_with_report(
     strict: bool = False,
     row_timeout: float | None = None,
     trace: bool = False,
+    protect: Sequence[str] | str | None = None,
+    protect_column: str | None = None,
+    protect_codes: bool = True,
     **params: Any,
 ) -> tuple[Any, AugmentationReport]:
     """:func:`augment`, also returning the run's :class:`~augkit.report.AugmentationReport`
@@ -148,17 +169,22 @@ def augment_with_report(
     text_column, context_columns = _apply_column_keywords(pipeline, named_columns, text_column, context_columns)
     options = RunOptions(
         n=n, seed=resolve_seed(seed), batch_size=batch_size, workers=workers, progress=progress,
-        coerce=coerce, strict=strict, row_timeout=row_timeout, trace=trace,
+        coerce=coerce, strict=strict, row_timeout=row_timeout, trace=trace, protect=protect, protect_codes=protect_codes,
     ).checked()
+    check_protect_column(pipeline, protect_column)
     table_options = {
         "text_column": DEFAULT_TEXT_COLUMN if text_column is None else text_column,
         "label_column": label_column,
         "keep_original": keep_original,
         "options": options,
         "context_columns": context_mapping(context_columns),
+        "protect_column": protect_column,
     }
     if isinstance(data, (list, tuple)) and context_columns is not None:
         raise UsageError("context_columns apply to tables (a DataFrame, a datasets.Dataset), not to a list of texts")
+    if isinstance(data, (list, tuple)) and protect_column is not None:
+        raise UsageError("protect_column applies to tables (a DataFrame, a datasets.Dataset); for a list of texts "
+                         "give the words and phrases to protect as protect=[...]")
     if not isinstance(data, (list, tuple, str)):
         check_context_request(pipeline, table_options["context_columns"], label_column)
     if _is_dataframe(data):

@@ -96,6 +96,12 @@ class Augmenter(Configurable):
     #: of a fast method's row.
     row_seeds: ClassVar[bool] = False
 
+    #: True when the augmenter itself never changes a protected span of its rows (it reads
+    #: ``context.protected`` in :meth:`augment_batch`: EDA never edits, moves or splits one).
+    #: Every pipeline's ``protected`` step still checks its candidates; ``augkit info`` says
+    #: which methods keep spans by themselves and which have candidates dropped for losing one.
+    protects: ClassVar[bool] = False
+
     def follow_up(self) -> Sequence[Filter]:
         """Filters, scorers and rankers every candidate of this method goes through when it is
         a pipeline's generator, before the caller's own filters: a method that ranks its

@@ -16,10 +16,12 @@ from augkit.filters import (
     NegationFilter,
     NumbersFilter,
     RankFilter,
+    RepetitionFilter,
     SemanticFilter,
     TopKFilter,
 )
 from augkit.hookspecs import hookimpl
+from augkit.protection.step import ProtectedSpansFilter
 
 
 @hookimpl
@@ -27,6 +29,6 @@ def register_filters(register):
     for filter_class in (
         ExactDuplicateFilter, SemanticFilter, LabelIntegrityFilter, EditRatioFilter, LengthFilter, TopKFilter,
         NegationFilter, NumbersFilter, EntitiesFilter, EntailmentFilter, DiversityScorer, BleuToSourceScorer, FluencyScorer, BertScoreScorer,
-        RankFilter,
+        RankFilter, ProtectedSpansFilter, RepetitionFilter,
     ):
         register(filter_class)

@@ -22,6 +22,9 @@ class Candidate:
     (``{"premise": "A man plays a guitar"}``), and ``label`` the label of the row it makes
     (None: the source row's label, unchanged). The table adapters write both into the output
     row and name what changed in ``augkit_changed``.
+
+    ``drop_reason``: a filter that drops the candidate may say why in words ("protected span
+    lost: 'h' (code)", "number lost: 'half'"); the trace shows it in its ``reason`` column.
     """
 
     text: str
@@ -29,3 +32,4 @@ class Candidate:
     scores: dict[str, float] = field(default_factory=dict)
     fields: dict[str, str] = field(default_factory=dict)
     label: Any = None
+    drop_reason: str = ""

@@ -26,6 +26,7 @@ from augkit.errors import AugkitError, UsageError
 from augkit.os_errors import describe_os_error
 from augkit.params import REQUIRED, Parameter, describe_any_keyword, parse_cli_value
 from augkit.process_tree import descendants
+from augkit.protection.reading import phrase_list
 from augkit.termination import Terminated, terminate_like_interrupt
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -182,6 +183,20 @@ def _build_parser() -> argparse.ArgumentParser:
         "--context-column", action="append", default=[], metavar="NAME=COLUMN",
         help="for methods that read other columns of each row (augkit info METHOD lists them): map the name the "
         "method reads to a column of INPUT, e.g. premise=sentence_A; a bare COLUMN maps the same name; repeatable",
+    )
+    augment.add_argument(
+        "--protect", action="append", default=[], metavar="PHRASE",
+        help="a word or phrase no method may change in any row (whole words, any case); repeatable, or several "
+        "separated by '|', e.g. --protect 'fare code|first class'",
+    )
+    augment.add_argument(
+        "--protect-column", default=None, metavar="COLUMN",
+        help="a column holding each row's protected text: BIO tags, one per whitespace-separated word (each "
+        "augmentation then gets its re-aligned tags there), or phrases (a JSON list, or separated by '|')",
+    )
+    augment.add_argument(
+        "--no-protect-codes", dest="protect_codes", action="store_false",
+        help="do not protect single letters, short all-capital tokens and letter-digit words by default",
     )
     augment.add_argument(
         "-p", "--param", action="append", default=[], metavar="KEY=VALUE",
@@ -524,6 +539,8 @@ def _augment(args: argparse.Namespace) -> int:
         gpus_per_worker=args.gpus_per_worker, space_check=args.space_check,
         allow_multiline=args.allow_multiline, encoding=args.encoding,
         trace=Path(args.trace) if args.trace else None,
+        protect=tuple(phrase for option in args.protect for phrase in phrase_list(option, "--protect")),
+        protect_column=args.protect_column, protect_codes=args.protect_codes,
     )
     try:
         report = augment_file(job)

@@ -16,6 +16,8 @@ from augkit.inputs import prepare_texts
 from augkit.filters.base import BatchContext
 from augkit.pipeline import Pipeline, Preparation
 from augkit.progress import progress_bar, run_progress
+from augkit.protection.reading import ProtectionRequest, RunProtection, read_rows
+from augkit.protection.spans import RowProtection
 from augkit.report import AugmentationReport
 from augkit.run_options import DEFAULT_BATCH_SIZE, RunOptions
 from augkit.termination import stop_if_terminated
@@ -37,6 +39,8 @@ class EngineResult:
     counts: list[tuple[int, ...]]
     #: Per input value, every candidate generated and its fate (``options.trace``; else None).
     traces: list[list[TraceEntry]] | None = None
+    #: Per input value, its protected spans and whether its protect value was BIO tags.
+    protection: RunProtection | None = None
 
 
 def run_pipeline(
@@ -49,6 +53,8 @@ def run_pipeline(
     columns: Mapping[str, Sequence[Any]] | None = None,
     prepared: bool = False,
     on_rows: Callable[[int], None] | None = None,
+    protect_values: Sequence[Any] | None = None,
+    protect_column: str | None = None,
 ) -> EngineResult:
     """Augment every usable text among ``values`` with ``pipeline``, in batches of
     ``options.batch_size``, in this process or in ``options.workers`` worker processes. The pipeline's
@@ -56,9 +62,12 @@ def run_pipeline(
     says the caller did that already, over a larger whole than ``values``. ``on_rows(k)``
     is told of every ``k`` rows done, for a caller that shows a bar over several calls
     (then this call draws none). ``columns`` holds the rows' context columns by logical name
-    (aligned with ``values``), for augmenters that read them."""
+    (aligned with ``values``), for augmenters that read them. ``protect_values`` holds the
+    protect column's values (``protect_column``), aligned with ``values``: with the run's
+    ``protect`` phrases and codes, they make each row's protected spans."""
     n, batch_size = options.n, options.batch_size
     texts, skips = prepare_texts(values, describe_row=describe_row, coerce=options.coerce)
+    protection = read_rows(texts, protect_values, protection_request(options, protect_column), describe_row)
     report = AugmentationReport(rows_read=len(values), n=n)
     traces: list[list[TraceEntry]] | None = [[] for _ in values] if options.trace else None
     candidates: list[list[Candidate]] = [[] for _ in values]
@@ -73,7 +82,7 @@ def run_pipeline(
         advance = on_rows or bar.update
         advance(len(values) - len(todo))
         if n > 0:
-            row_context = BatchContext(labels=labels, columns=dict(columns or {}))
+            row_context = BatchContext(labels=labels, columns=dict(columns or {}), protected=protection.spans)
             if not prepared:
                 _prepare(pipeline, texts, row_context, todo, n=n, seed=options.seed)
             positions = [todo[start : start + batch_size] for start in range(0, len(todo), batch_size)]
@@ -103,7 +112,7 @@ def run_pipeline(
     report.rows_augmented = sum(map(bool, candidates))
     report.augmentations = sum(map(len, candidates))
     report.candidates = dict(zip(pipeline.count_names, map(sum, zip(nothing, *counts))))
-    return EngineResult(candidates, report, reasons, counts, traces)
+    return EngineResult(candidates, report, reasons, counts, traces, protection)
 
 
 def prepare_pipeline(
@@ -116,13 +125,17 @@ def prepare_pipeline(
     columns: Mapping[str, Sequence[Any]] | None = None,
     n: int = 1,
     seed: int = 0,
+    protection: ProtectionRequest | None = None,
+    protect_values: Sequence[Any] | None = None,
 ) -> None:
-    """Show the pipeline's steps every usable text of ``values`` at once (with their labels
-    and context columns), for callers that then run it over parts of ``values``
+    """Show the pipeline's steps every usable text of ``values`` at once (with their labels,
+    context columns and protected spans: ``protection`` and the protect column's
+    ``protect_values``), for callers that then run it over parts of ``values``
     (``run_pipeline(..., prepared=True)``); steps that calibrate on candidates get those of
     the run's ``n`` and ``seed``."""
     texts, _ = prepare_texts(values, describe_row=describe_row, coerce=coerce)
-    _prepare(pipeline, texts, BatchContext(labels=labels, columns=dict(columns or {})),
+    protected = read_rows(texts, protect_values, protection or ProtectionRequest(), describe_row).spans
+    _prepare(pipeline, texts, BatchContext(labels=labels, columns=dict(columns or {}), protected=protected),
              [i for i, text in enumerate(texts) if text is not None], n=n, seed=seed)
 
 
@@ -130,4 +143,9 @@ def _prepare(pipeline: Pipeline, texts: list, context: BatchContext, todo: list[
     if pipeline.preparation is Preparation.NONE:
         return  # no step does anything in prepare: skip building the whole run's lists
     usable = context.take(todo)
-    pipeline.prepare([texts[i] for i in todo], usable.labels, usable.columns, n=n, seed=seed)
+    pipeline.prepare([texts[i] for i in todo], usable.labels, usable.columns, n=n, seed=seed, protected=usable.protected)
+
+
+def protection_request(options: RunOptions, column: str | None) -> ProtectionRequest:
+    """What a run protects: its options' phrases and codes, and the protect column."""
+    return ProtectionRequest(options.protect, options.protect_codes, column)

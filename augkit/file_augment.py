@@ -27,6 +27,7 @@ from augkit.progress import progress_bar, run_progress
 from augkit.read_errors import check_encoding
 from augkit.report import AugmentationReport
 from augkit.pipeline import Preparation
+from augkit.protection.step import check_protect_column
 from augkit.row_context import check_context_request
 from augkit.run_options import RunOptions
 from augkit.seeding import resolve_seed
@@ -70,12 +71,15 @@ class FileJob:
     allow_multiline: bool = False  # read CSV/TSV cells spanning lines despite broken quoting (augkit.multiline_cells)
     encoding: str = DEFAULT_ENCODING  # of CSV/TSV/JSONL input; output is UTF-8
     trace: Path | None = None  # where to write every candidate's fate (augkit.trace), streamed like the output
+    protect: tuple[str, ...] = ()  # phrases protected in every row (augkit.protection)
+    protect_column: str | None = None  # each row's protected phrases, spans or BIO tags
+    protect_codes: bool = True  # protect single letters, short capitals and letter-digit words
 
     def run_options(self, seed: int) -> RunOptions:
         """The engine's options for this job, with the job's resolved ``seed``."""
         return RunOptions(n=self.n, seed=seed, batch_size=self.batch_size, workers=self.workers, progress=self.progress,
                           coerce=self.coerce, strict=self.strict, row_timeout=self.row_timeout,
-                          trace=self.trace is not None).checked()
+                          trace=self.trace is not None, protect=self.protect, protect_codes=self.protect_codes).checked()
 
 
 class Interrupted(Exception):
@@ -110,6 +114,7 @@ def augment_file(job: FileJob) -> AugmentationReport:
     from augkit import __version__
 
     pipeline = build_pipeline(job.method, dict(job.params))
+    check_protect_column(pipeline, job.protect_column)
     if not job.input.exists():
         raise InputError(f"input file {str(job.input)!r} does not exist")
     check_context_request(pipeline, dict(job.context_columns), job.label_column)
@@ -122,6 +127,8 @@ def augment_file(job: FileJob) -> AugmentationReport:
         "allow_multiline": job.allow_multiline, "encoding": check_encoding(job.encoding),
         "trace_format": table_format(job.trace) if job.trace is not None else None,
         **({"context_columns": dict(job.context_columns)} if job.context_columns else {}),
+        **({"protect": list(job.protect), "protect_column": job.protect_column, "protect_codes": job.protect_codes}
+           if job.protect or job.protect_column or not job.protect_codes else {}),
     }
     state = AugmentJob(folder, settings, resume=job.resume,
                        describe_rows=lambda i: f"input rows {i * job.chunk_rows}-{(i + 1) * job.chunk_rows - 1}")
@@ -170,7 +177,7 @@ def _augment_chunks(job: FileJob, pipeline: Any, state: AugmentJob) -> list[dict
                 if record is None:
                     out, report = augment_chunk(
                         pipeline, chunk, text_column=job.text_column, label_column=job.label_column,
-                        context_columns=dict(job.context_columns),
+                        context_columns=dict(job.context_columns), protect_column=job.protect_column,
                         keep_original=job.keep_original, options=options, on_rows=bar.update, prepared=needs_all,
                     )
                     if job.coerce:  # a file's text column is all strings once any text was coerced
@@ -315,13 +322,14 @@ def _prepare_with_every_text(pipeline: Any, job: FileJob, seed: int) -> None:
     """One pass over the input keeping only the text, label and context columns, for steps
     that must see every original (a filter comparing candidates with them, a generator
     collecting each label's examples)."""
-    from augkit.engine import prepare_pipeline
+    from augkit.engine import prepare_pipeline, protection_request
 
     texts: list[Any] = []
     labels: list[Any] | None = [] if job.label_column is not None else None
     columns: dict[str, list[Any]] = {name: [] for name in job.context_columns}
+    protect_values: list[Any] | None = [] if job.protect_column is not None else None
     for chunk in iter_table_chunks(job.input, job.chunk_rows, **_reading(job)):
-        wanted = [job.text_column, *job.context_columns.values()]
+        wanted = [job.text_column, *job.context_columns.values(), *([job.protect_column] if job.protect_column else [])]
         if any(column not in chunk.columns for column in wanted):
             break  # augment_frame names the missing column
         texts.extend(chunk[job.text_column].tolist())
@@ -329,11 +337,14 @@ def _prepare_with_every_text(pipeline: Any, job: FileJob, seed: int) -> None:
             labels.extend(chunk[job.label_column].tolist())
         for name, column in job.context_columns.items():
             columns[name].extend(chunk[column].tolist())
-    if any(len(values) != len(texts) for values in columns.values()):
+        if protect_values is not None:
+            protect_values.extend(chunk[job.protect_column].tolist())
+    if any(len(values) != len(texts) for values in columns.values()) or (protect_values is not None and len(protect_values) != len(texts)):
         return  # a column is missing: augment_frame names it
     prepare_pipeline(pipeline, texts, describe_row=lambda i: f"column {job.text_column!r}, row {i}", coerce=job.coerce,
                      labels=labels if labels is not None and len(labels) == len(texts) else None, columns=columns,
-                     n=job.n, seed=seed)
+                     n=job.n, seed=seed, protection=protection_request(job.run_options(seed), job.protect_column),
+                     protect_values=protect_values)
 
 
 def _augment_in_memory(job: FileJob) -> AugmentationReport:
@@ -345,6 +356,7 @@ def _augment_in_memory(job: FileJob) -> AugmentationReport:
         frame, job.method, n=job.n, seed=job.seed, text_column=job.text_column, label_column=job.label_column,
         context_columns=dict(job.context_columns) or None, keep_original=job.keep_original, progress=job.progress, batch_size=job.batch_size, coerce=job.coerce,
         workers=job.workers, strict=job.strict, row_timeout=job.row_timeout, trace=job.trace is not None,
+        protect=job.protect or None, protect_column=job.protect_column, protect_codes=job.protect_codes,
         **dict(job.params),
     )
     if job.coerce:

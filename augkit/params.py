@@ -203,6 +203,13 @@ def check_int(name: str, value: Any, minimum: int) -> int:
     return value
 
 
+def check_bool(name: str, value: Any) -> bool:
+    """``value`` itself if it is True or False; else a clear error."""
+    if not isinstance(value, bool):
+        raise InvalidParameterError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
 def check_seconds(name: str, value: Any) -> float | None:
     """``value`` as a float if it is a positive, finite number of seconds, None if None; else a
     clear error."""

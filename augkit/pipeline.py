@@ -3,7 +3,9 @@
 ``Pipeline(generate, filters)`` runs its generator (an augmenter, an :class:`Interleave` of
 generators whose candidates are interleaved, or a :class:`Chain` whose steps rewrite each
 other's output) and then every filter in order, keeping at most ``n`` candidates per source.
-Exact-duplicate removal (``dedup``) runs first unless ``dedup=False``.
+Exact-duplicate removal (``dedup``) runs first unless ``dedup=False``, then the check that
+every protected span survived (``protected``, :mod:`augkit.protection`) unless
+``protected=False``.
 
 Each augmenter in a pipeline draws from its own per-row generator, keyed by the run's
 seed, the augmenter's key (its name, or ``name#2`` for a second use) and the text it
@@ -37,6 +39,9 @@ from augkit.filters.base import BatchContext, DatasetContext, Filter
 from augkit.filters.dedup import ExactDuplicateFilter
 from augkit.generated_row import USAGE_PREFIX, GeneratedRow, merged_notes, notes_of, with_notes
 from augkit.pipeline_spec import GroupSpec, StepSpec, format_options, format_step, parse_pipeline_spec
+from augkit.protection.locate import relocated
+from augkit.protection.spans import RowProtection
+from augkit.protection.step import ProtectedSpansFilter
 from augkit.row_context import candidates_context, check_fields, merged, own_columns, without_unchanged
 from augkit.seeding import RowSeeder
 from augkit.time_limit import TimeLimit, TimeLimitExceeded
@@ -126,6 +131,10 @@ class Pipeline:
         Filters applied in order after generation; strings are registered filter names.
     dedup : bool
         Prepend exact-duplicate removal unless the filters already include it.
+    protected : bool
+        Check, right after duplicate removal, that every candidate keeps its row's protected
+        spans (:class:`~augkit.protection.step.ProtectedSpansFilter`, the ``protected`` step),
+        unless the filters already include that step.
     oversample : float
         Ask the generator for ``ceil(n * oversample)`` candidates so that filters have
         more to choose from; at most ``n`` survive.
@@ -144,15 +153,18 @@ class Pipeline:
         filters: Iterable[str | Filter] = (),
         *,
         dedup: bool = True,
+        protected: bool = True,
         oversample: float = 1.0,
         registry: Registry | None = None,
     ):
         if isinstance(oversample, bool) or not isinstance(oversample, (int, float)) or oversample < 1:
             raise InvalidParameterError(f"oversample must be a number >= 1, got {oversample!r}")
-        if not isinstance(dedup, bool):
-            raise InvalidParameterError(f"dedup must be True or False, got {dedup!r}")
+        for option, value in (("dedup", dedup), ("protected", protected)):
+            if not isinstance(value, bool):
+                raise InvalidParameterError(f"{option} must be True or False, got {value!r}")
         self.oversample = float(oversample)
         self.dedup = dedup
+        self.protected = protected
         registry = registry or _registry()
         self._generator = _build_generator(generate, Counter(), registry)
         own = _follow_up_steps(self._generator, registry)
@@ -160,6 +172,9 @@ class Pipeline:
         resolved = [*own, *(_resolve_filter(f, registry) for f in filters)]
         if dedup and not any(isinstance(f, ExactDuplicateFilter) for f in resolved):
             resolved.insert(0, ExactDuplicateFilter())
+        if protected and not any(isinstance(f, ProtectedSpansFilter) for f in resolved):
+            first_dedup = isinstance(resolved[0], ExactDuplicateFilter) if resolved else False
+            resolved.insert(1 if first_dedup else 0, ProtectedSpansFilter())
         self.filters: tuple[Filter, ...] = tuple(resolved)
         _check_scores_read(self._generator.leaves(), self.filters, registry)
 
@@ -191,10 +206,13 @@ class Pipeline:
         pipeline options in leading brackets: ``Pipeline.from_string(p.spec)`` builds the
         same pipeline (for steps whose parameters are literals)."""
         own = {id(step) for step in self._own_steps}  # implied by the method, not written
-        filters = "".join(f"|{format_step(f.name, f.changed_params())}" for f in self.filters if id(f) not in own)
+        filters = "".join(f"|{format_step(f.name, f.changed_params())}" for f in self.filters
+                          if id(f) not in own and not _implied(f, self.filters))
         options: dict[str, Any] = {}
         if not self.dedup and not any(isinstance(f, ExactDuplicateFilter) for f in self.filters):
             options["dedup"] = False
+        if not self.protected and not any(isinstance(f, ProtectedSpansFilter) for f in self.filters):
+            options["protected"] = False
         if self.oversample != 1.0:
             options["oversample"] = self.oversample
         return format_options(options) + self._generator.spec + filters
@@ -259,21 +277,26 @@ class Pipeline:
         *,
         n: int = 1,
         seed: int = 0,
+        protected: Sequence[RowProtection] | None = None,
     ) -> None:
         """Show every augmenter and filter all the originals of a run once, before its batches
         (filters such as ``label_integrity`` embed them here; a label-conditioned generator
         collects each label's examples), with their labels and their context columns (by
         logical name). Then calibrate the steps that ask for it (:meth:`Filter.calibrate`:
         a ranker weighting scores by their spread) on the candidates of the first originals,
-        generated with the run's ``n`` and ``seed``. :func:`augkit.augment` calls this; call it
+        generated with the run's ``n`` and ``seed``. ``protected`` holds each text's protected
+        spans, when the run protects any. :func:`augkit.augment` calls this; call it
         yourself before :meth:`run` when driving a pipeline by hand."""
         if labels is not None and len(labels) != len(texts):
             raise UsageError(f"prepare: {len(texts)} texts but {len(labels)} labels")
         for name, values in (columns or {}).items():
             if len(values) != len(texts):
                 raise UsageError(f"prepare: {len(texts)} texts but {len(values)} values of context column {name!r}")
+        if protected is not None and len(protected) != len(texts):
+            raise UsageError(f"prepare: {len(texts)} texts but {len(protected)} rows of protected spans")
         dataset = DatasetContext(texts=list(texts), labels=None if labels is None else list(labels),
-                                 columns={name: list(values) for name, values in (columns or {}).items()})
+                                 columns={name: list(values) for name, values in (columns or {}).items()},
+                                 protected=None if protected is None else list(protected))
         for leaf in self._generator.leaves():
             leaf.augmenter.prepare(dataset)
         for step in self.filters:
@@ -293,7 +316,8 @@ class Pipeline:
             rows = list(range(start, min(start + CALIBRATION_GROUP, len(dataset.texts))))
             texts = [dataset.texts[i] for i in rows]
             context = BatchContext(labels=None if dataset.labels is None else [dataset.labels[i] for i in rows],
-                                   columns={name: [values[i] for i in rows] for name, values in dataset.columns.items()})
+                                   columns={name: [values[i] for i in rows] for name, values in dataset.columns.items()},
+                                   protected=None if dataset.protected is None else [dataset.protected[i] for i in rows])
             candidates = self._generated(texts, n, seed, context)
             for step in self.filters[:position]:
                 candidates = _checked_filter_output(step, step.filter_batch(texts, candidates, context), candidates)
@@ -498,7 +522,9 @@ class _Fates:
                         entry_of[id(candidate)].scores = candidate.scores
             for candidate in unclaimed:
                 if id(candidate) not in claimed:
-                    entry_of[id(candidate)].dropped_by = step
+                    entry = entry_of[id(candidate)]
+                    entry.dropped_by = step
+                    entry.reason = candidate.drop_reason
 
     def entries(self) -> list[list[TraceEntry]]:
         return self._rows
@@ -532,7 +558,7 @@ class _Leaf:
         rngs = [make_rng(text) for text in texts]
         if self.takes_context:
             columns = own_columns(self.label, self.required, context, len(texts), optional=self.optional)
-            own = BatchContext(labels=context.labels, columns=columns)
+            own = BatchContext(labels=context.labels, columns=columns, protected=context.protected)
             output = self.augmenter.augment_batch(list(texts), n, rngs, context=own)
         else:
             output = self.augmenter.augment_batch(list(texts), n, rngs)
@@ -606,6 +632,16 @@ class _ChainNode:
 
     def leaves(self) -> list[_Leaf]:
         return [leaf for step in self.steps for leaf in step.leaves()]
+
+
+def _implied(step: Filter, filters: Sequence[Filter]) -> bool:
+    """Whether ``step`` is the ``protected`` step a pipeline adds by itself (the first of its
+    kind, right after duplicate removal or first): left out of the pipeline's string form."""
+    if not isinstance(step, ProtectedSpansFilter) or step.changed_params():
+        return False
+    first = next(f for f in filters if isinstance(f, ProtectedSpansFilter))
+    position = list(filters).index(first)
+    return step is first and (position == 0 or (position == 1 and isinstance(filters[0], ExactDuplicateFilter)))
 
 
 def _follow_up_steps(generator: Any, registry: Registry) -> list[Filter]:

@@ -9,7 +9,7 @@ Grammar (operators bind from loosest to tightest: ``|``, ``+``, ``>``)::
     step      := NAME ["(" key=value ("," key=value)* ")"]
 
 Values are Python literals (``0.2``, ``True``, ``'x'``, ``[1, 2]``); a bare word is a string.
-The leading brackets hold the pipeline's own options (``dedup``, ``oversample``).
+The leading brackets hold the pipeline's own options (``dedup``, ``protected``, ``oversample``).
 
 A name may have dotted segments (``nlpaug.synonym(aug_p=0.2)|semantic``).
 
@@ -46,7 +46,7 @@ class GroupSpec:
 
 
 #: The pipeline options the leading brackets may set.
-PIPELINE_OPTIONS = ("dedup", "oversample")
+PIPELINE_OPTIONS = ("dedup", "protected", "oversample")
 
 
 @dataclass
@@ -100,6 +100,9 @@ def _leading_options(spec: str) -> tuple[dict[str, Any], str]:
     else:
         raise PipelineSpecError(f"unclosed '[' in {spec.strip()!r}")
     options = _parse_step(f"options({text[1:index]})").args
+    # [dedup=false] as a shell user types it: the words true and false are the booleans
+    options = {key: {"true": True, "false": False}.get(value.lower(), value) if isinstance(value, str) else value
+               for key, value in options.items()}
     unknown = sorted(set(options) - set(PIPELINE_OPTIONS))
     if unknown:
         raise PipelineSpecError(f"unknown pipeline option(s) {', '.join(unknown)} in '[...]'; "

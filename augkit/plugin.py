@@ -20,8 +20,8 @@ Errors
 Shared rules and filters
     :class:`ExactDuplicateFilter` is augkit's one duplicate rule (``key``, ``repeats``, with
     :data:`DUPLICATE_OF_SOURCE` and :data:`DUPLICATE_OF_EARLIER`), :class:`EditRatioFilter`
-    its one edit-ratio rule (``ratio``, ``keeps``): a method reuses them rather than writing
-    its own. :class:`SemanticFilter`, :class:`LabelIntegrityFilter` and :class:`TopKFilter` for
+    its one edit-ratio rule (``ratio``, ``keeps``), :func:`repetition_loop` its one rule for
+    a decoder caught in a loop: a method reuses them rather than writing its own. :class:`SemanticFilter`, :class:`LabelIntegrityFilter` and :class:`TopKFilter` for
     methods built as a pipeline of their own (the FAQ method, the parabank builder), whose
     :class:`TraceEntry` list says what each step did to each candidate.
 Parameters
@@ -36,6 +36,13 @@ Text
     :func:`split_words` gives a :class:`WordSequence` (words and the text between them),
     :func:`join_words` rejoins it unchanged; :func:`delete_words`, :func:`insert_word`,
     :func:`insert_before_word` and :func:`match_case` edit it.
+Protected spans
+    ``context.protected[i]`` (a :class:`BatchContext` field) holds row ``i``'s
+    :class:`ProtectedSpan` tuple: text no method may change. :func:`span_of_words` says which
+    words of a :class:`WordSequence` each span covers (:data:`FREE_WORD`: none) and
+    :func:`splits_a_span` whether an insertion before a word would fall inside one; a method
+    that rewrites freely finds spans in its output with :func:`lost_spans` and
+    :func:`relocated`. Set ``protects = True`` on a method that never changes a span itself.
 Model runtime (loaded on first access)
     :func:`load_seq2seq` (model specs ``id@revision``, folders, ``$AUGKIT_MODEL_DIR``;
     safetensors only, no remote code; shared per process; ``runtime="ctranslate2"`` runs it
@@ -105,11 +112,16 @@ from augkit.errors import (
 from augkit.filters.base import BatchContext, DatasetContext, Filter, check_sources
 from augkit.filters.dedup import DUPLICATE_OF_EARLIER, DUPLICATE_OF_SOURCE, ExactDuplicateFilter
 from augkit.filters.edit_ratio import EditRatioFilter
+from augkit.filters.repetition import repetition_loop
 from augkit.filters.label_integrity import LabelIntegrityFilter
 from augkit.filters.semantic import SemanticFilter
 from augkit.filters.top_k import TopKFilter
 from augkit.generated_row import GeneratedRow
-from augkit.params import check_int, unknown_name_message
+from augkit.params import check_bool, check_int, unknown_name_message
+from augkit.protection.locate import lost_spans, relocated
+from augkit.protection.spans import ProtectedSpan, RowProtection
+from augkit.protection.words import FREE as FREE_WORD
+from augkit.protection.words import span_of_words, splits_a_span
 from augkit.registry import RESERVED_PARAMETERS
 from augkit.seeding import ROW_SEED_BITS, RowSeeder, resolve_seed
 from augkit.text import (
@@ -241,11 +253,13 @@ __all__ = [
     "UnknownParameterError", "UsageError",
     # shared rules and filters
     "DUPLICATE_OF_EARLIER", "DUPLICATE_OF_SOURCE", "EditRatioFilter", "ExactDuplicateFilter",
-    "LabelIntegrityFilter", "SemanticFilter", "TopKFilter",
+    "LabelIntegrityFilter", "SemanticFilter", "TopKFilter", "repetition_loop",
     # parameters
-    "RESERVED_PARAMETERS", "check_int", "unknown_name_message",
+    "RESERVED_PARAMETERS", "check_bool", "check_int", "unknown_name_message",
     # randomness
     "ROW_SEED_BITS", "RowSeeder", "resolve_seed",
+    # protected spans
+    "FREE_WORD", "ProtectedSpan", "RowProtection", "lost_spans", "relocated", "span_of_words", "splits_a_span",
     # text
     "WordSequence", "delete_words", "insert_before_word", "insert_word", "join_words", "match_case", "spacing_key",
     "split_words",

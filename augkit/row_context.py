@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import reprlib
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from augkit.candidate import Candidate
 from augkit.errors import AugmenterOutputError, InputError, UsageError
 from augkit.filters.base import BatchContext
+from augkit.protection.locate import relocated
 
 if TYPE_CHECKING:
     from augkit.pipeline import Pipeline
@@ -121,11 +123,14 @@ def candidates_context(rows: list[list[Candidate]], context: BatchContext) -> Ba
     positions = [index for index, row in enumerate(rows) for _ in row]
     taken = context.take(positions)
     flat = [c for row in rows for c in row]
+    if taken.protected is not None:  # each candidate's protected spans, where they now stand in it
+        taken = replace(taken, protected=[relocated(spans, c.text) if spans else spans
+                                          for c, spans in zip(flat, taken.protected)])
     if not any(c.fields or c.label is not None for c in flat):
         return taken
     columns = {name: [c.fields.get(name, value) for c, value in zip(flat, values)] for name, values in taken.columns.items()}
     labels = None if taken.labels is None else [c.label if c.label is not None else label for c, label in zip(flat, taken.labels)]
-    return BatchContext(labels=labels, columns=columns)
+    return BatchContext(labels=labels, columns=columns, protected=taken.protected)
 
 
 def merged(earlier: Candidate, later: Candidate) -> Candidate:

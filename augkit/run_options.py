@@ -7,7 +7,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from augkit.params import check_int, check_seconds
+from augkit.params import check_bool, check_int, check_seconds
+from augkit.protection.reading import phrase_list
 
 #: Texts per pipeline batch: large enough that model-backed filters embed a few hundred
 #: candidates per call, small enough for a responsive progress bar.
@@ -21,8 +22,10 @@ class RunOptions:
     ``n`` augmentations per row, the base ``seed``, ``batch_size`` texts per pipeline call,
     ``workers`` processes, ``progress`` (None: a bar when standard error is a terminal),
     ``coerce`` non-string texts to strings, ``strict`` (stop on a failing row), a
-    ``row_timeout`` in seconds, and ``trace`` (record every candidate's fate). None of them
-    changes which candidates a row gets, except ``n`` and ``seed``.
+    ``row_timeout`` in seconds, ``trace`` (record every candidate's fate), and what every row
+    protects: the caller's ``protect`` phrases and, with ``protect_codes``, its short
+    all-capital and single-letter tokens (:mod:`augkit.protection`). None of them changes
+    which candidates a row gets, except ``n``, ``seed`` and the protection.
     """
 
     n: int = 1
@@ -34,6 +37,8 @@ class RunOptions:
     strict: bool = False
     row_timeout: float | None = None
     trace: bool = False
+    protect: tuple[str, ...] = ()
+    protect_codes: bool = True
 
     def checked(self) -> RunOptions:
         """These options with every value validated (a clear error naming the bad one)."""
@@ -46,7 +51,10 @@ class RunOptions:
             strict=bool(self.strict),
             row_timeout=check_seconds("row_timeout", self.row_timeout),
             trace=bool(self.trace),
+            protect=phrase_list(self.protect),
+            protect_codes=check_bool("protect_codes", self.protect_codes),
         )
 
     def replace(self, **changes) -> RunOptions:
         return dataclasses.replace(self, **changes)
+

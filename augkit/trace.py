@@ -11,7 +11,10 @@ A source row that got no candidate at all (its text was empty, its generator gav
 its augmentation failed) has one entry of its own: fate ``none``, no candidate, and in
 ``reason`` why, in the words of the run's summary (for a generator that says why, such as
 an LLM reply that holds no JSON list, its own words). So every row asked to be augmented
-appears in the trace, and every row without output says why there.
+appears in the trace, and every row without output says why there. A dropped candidate's
+``reason`` holds the words of the step that dropped it, when that step gives them (the
+``protected`` step names the span lost; ``negation``, ``numbers`` and ``entities`` name
+what changed).
 
 Off by default: a run without a trace does no bookkeeping at all.
 """
@@ -40,7 +43,9 @@ class TraceEntry:
     #: The source row: its position in the batch inside a pipeline, its index label (or
     #: position) in the caller's data once the run hands the trace back.
     source: Any = None
-    #: Why the row got no candidate (entries with no candidate only).
+    #: Why the row got no candidate (an entry with no candidate), or why the step that
+    #: dropped this candidate dropped it, when it says (:attr:`augkit.Candidate.drop_reason`:
+    #: "protected span lost: 'h' (code)", "number lost: 'half'").
     reason: str = ""
 
     @property

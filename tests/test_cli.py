@@ -33,7 +33,7 @@ def test_augment_real_csv_end_to_end(banking_csv, tmp_path):
     assert len(augmented) == len(out) - len(source)
     sources = augmented["augkit_source"].astype(int)
     assert augmented["category"].tolist() == source["category"].iloc[sources].tolist()
-    assert f"read {len(source)} rows; generated {len(augmented)} candidates, dropped 0 by dedup; wrote {len(out)} rows " \
+    assert f"read {len(source)} rows; generated {len(augmented)} candidates, dropped 0 by dedup, 0 by protected; wrote {len(out)} rows " \
         f"({len(source)} original + {len(augmented)} augmented)" in done.stderr
 
 

@@ -304,4 +304,4 @@ def test_the_recommended_recipes_build(shared_data):
                  "backtranslation|negation|numbers|entities|semantic(max=1.0)|label_integrity(own_source=True)",
                  "eda+aeda|negation|numbers|entities|semantic(min=0.85)|label_integrity@weight=0.3,per_source=1"):
         method = parse_method(spec)
-        assert [step.name for step in method._pipeline.filters][1:4] == ["negation", "numbers", "entities"]
+        assert [step.name for step in method._pipeline.filters][2:5] == ["negation", "numbers", "entities"]

@@ -45,8 +45,8 @@ def texts(banking77_sentences):
 def test_a_methods_own_steps_run_after_generation_and_rank_its_wider_pool(texts):
     method = RankedEda(pool=6)
     pipeline = augkit.Pipeline(method)
-    assert [step.name for step in pipeline.filters] == ["dedup", "diversity", "rank"]
-    assert pipeline.count_names == ("generated", "dedup", "diversity", "rank", "beyond n")
+    assert [step.name for step in pipeline.filters] == ["dedup", "protected", "diversity", "rank"]
+    assert pipeline.count_names == ("generated", "dedup", "protected", "diversity", "rank", "beyond n")
     outcome = pipeline.run_batch(texts, 2, seed=3, trace=True)
     assert set(method.asked) == {6}  # asked for its pool, not for n
     for row, trace in zip(outcome.candidates, outcome.traces):
@@ -59,7 +59,7 @@ def test_a_methods_own_steps_run_after_generation_and_rank_its_wider_pool(texts)
 def test_own_steps_are_implied_by_the_method_not_written_in_the_spec(texts):
     pipeline = augkit.Pipeline(RankedEda(), ["length"])
     assert pipeline.spec == "ranked_eda|dedup|length"
-    assert [step.name for step in pipeline.filters] == ["dedup", "diversity", "rank", "length"]
+    assert [step.name for step in pipeline.filters] == ["dedup", "protected", "diversity", "rank", "length"]
 
 
 def test_a_method_with_own_steps_must_be_the_only_generator():

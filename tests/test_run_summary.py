@@ -31,13 +31,13 @@ PIPELINE = "eda+aeda|edit_ratio(min=0.1)|length(max=1.2)"
 def test_every_candidate_is_accounted_for(clinc):
     out, report = augkit.augment_with_report(clinc, PIPELINE, n=2, seed=3)
     counts = report.candidates
-    assert list(counts) == ["generated", "dedup", "edit_ratio", "length", "beyond n"]
+    assert list(counts) == ["generated", "dedup", "protected", "edit_ratio", "length", "beyond n"]
     dropped = sum(count for name, count in counts.items() if name != "generated")
     assert counts["generated"] - dropped == report.augmentations == int(out["augkit_method"].notna().sum())
     assert counts["edit_ratio"] > 0 and counts["length"] > 0 and counts["beyond n"] > 0
     summary = report.summary()
     assert (f"generated {counts['generated']} candidates, dropped {counts['dedup']} by dedup, "
-            f"{counts['edit_ratio']} by edit_ratio, {counts['length']} by length, {counts['beyond n']} beyond n=2") in summary
+            f"{counts['protected']} by protected, {counts['edit_ratio']} by edit_ratio, {counts['length']} by length, {counts['beyond n']} beyond n=2") in summary
     assert "1 empty or whitespace text" in summary and "every row" not in summary
 
 

@@ -22,6 +22,7 @@ from augkit.engine import run_pipeline
 from augkit.errors import InputError
 from augkit.inputs import coerced_text, is_missing
 from augkit.pipeline import Pipeline
+from augkit.protection.output import realigned_tags
 from augkit.report import AugmentationReport
 from augkit.row_context import CHANGED_COLUMN, LABEL_FROM_COLUMN, changed_columns, check_context_columns
 from augkit.run_options import RunOptions
@@ -39,18 +40,21 @@ def augment_frame(
     prepared: bool = False,
     on_rows: Callable[[int], None] | None = None,
     context_columns: dict[str, str] | None = None,
+    protect_column: str | None = None,
 ) -> tuple[Any, AugmentationReport]:
     """Augment ``frame`` (see the module docstring). ``carry_counts`` adds the helper columns
     of :mod:`augkit.adapters.carried_counts` to the original rows (for backends that count
     rows elsewhere; needs ``keep_original``). With ``options.trace`` the report holds the
     trace, each source named by its index label (and carried along with the counts).
     ``context_columns`` maps the logical names the pipeline's augmenters read to columns of
-    ``frame`` (:mod:`augkit.row_context`)."""
+    ``frame`` (:mod:`augkit.row_context`). ``protect_column`` holds each row's protected
+    spans, phrases or BIO tags (:mod:`augkit.protection`); an augmentation of a row tagged
+    BIO gets its own re-aligned tags there."""
     import numpy as np
     import pandas as pd
 
     mapping = dict(context_columns or {})
-    check_columns(list(frame.columns), text_column, label_column)
+    check_columns(list(frame.columns), text_column, label_column, protect_column)
     check_context_columns(mapping, list(frame.columns), text_column, label_column)
     row_labels = frame.index
     values = frame[text_column].tolist()
@@ -64,6 +68,8 @@ def augment_frame(
         columns={name: frame[column].tolist() for name, column in mapping.items()},
         prepared=prepared,
         on_rows=on_rows,
+        protect_values=frame[protect_column].tolist() if protect_column is not None else None,
+        protect_column=protect_column,
     )
     if result.traces is not None:
         for position, entries in enumerate(result.traces):
@@ -96,6 +102,9 @@ def augment_frame(
         out[name] = pd.Series(score_values[name], dtype=float)
     if pipeline.rewritten_names or pipeline.label_setters:
         _write_rewrites(out, frame, positions, made, text_column, label_column, mapping, bool(pipeline.label_setters))
+    if protect_column is not None and result.protection is not None and any(result.protection.bio):
+        tags = realigned_tags(result.protection, positions, made)
+        out[protect_column] = _text_column(frame[protect_column], positions, tags)
     if carry_counts:
         originals = [text is None for text in new_texts]
         out[REASON_COLUMN] = pd.Series([result.reasons[p] if first else None for p, first in zip(positions, originals)], dtype=object)
@@ -127,16 +136,20 @@ def texts_as_strings(column: Any) -> Any:
     return pd.Series(values, index=column.index, name=column.name, dtype=object) if turned else column
 
 
-def check_columns(columns: list, text_column: str, label_column: str | None) -> None:
-    """The text (and label) columns exist, names are unique, provenance columns are free."""
+def check_columns(columns: list, text_column: str, label_column: str | None, protect_column: str | None = None) -> None:
+    """The text (label, protect) columns exist, names are unique, provenance columns are free."""
     if not isinstance(text_column, str):
         raise InputError(f"text_column must be a column name (str), got {type(text_column).__name__}")
     duplicated = sorted({str(c) for c in columns if columns.count(c) > 1})
     if duplicated:
         raise InputError(f"duplicate column names: {', '.join(duplicated)}")
-    for role, name in (("text", text_column), ("label", label_column)):
+    for role, name in (("text", text_column), ("label", label_column), ("protect", protect_column)):
         if name is not None and name not in columns:
             raise InputError(f"{role} column {name!r} not found; columns are: {', '.join(map(str, columns))}")
+    if protect_column is not None and protect_column in (text_column, label_column):
+        role = "text" if protect_column == text_column else "label"
+        raise InputError(f"the protect column {protect_column!r} is the {role} column; it must hold each row's protected "
+                         "phrases, spans or BIO tags")
     check_free_columns(columns)
 
 

@@ -31,9 +31,10 @@ from augkit.adapters.carried_counts import (
 )
 from augkit.adapters.frame import check_columns
 from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
-from augkit.engine import prepare_pipeline, run_pipeline
+from augkit.engine import prepare_pipeline, protection_request, run_pipeline
 from augkit.errors import UsageError
 from augkit.pipeline import Pipeline, Preparation
+from augkit.protection.output import realigned_tags
 from augkit.report import AugmentationReport
 from augkit.row_context import CHANGED_COLUMN, LABEL_FROM_COLUMN, changed_columns, check_context_columns
 from augkit.run_options import RunOptions
@@ -50,19 +51,22 @@ def augment_dataset(
     keep_original: bool,
     options: RunOptions,
     context_columns: dict[str, str] | None = None,
+    protect_column: str | None = None,
 ) -> tuple[Any, AugmentationReport]:
     """Augment a ``Dataset`` (``options.workers`` map processes) or an ``IterableDataset``
     (lazily). With ``options.trace``, the report holds the trace of a ``Dataset`` (each
     source named by its position); an ``IterableDataset`` has none (nothing has run yet).
     ``context_columns`` maps the logical names the pipeline's augmenters read to columns
-    (:mod:`augkit.row_context`)."""
+    (:mod:`augkit.row_context`); ``protect_column`` each row's protection
+    (:mod:`augkit.protection`), re-aligned BIO tags written there for augmentations of
+    tagged rows."""
     import datasets
 
     mapping = dict(context_columns or {})
     batch_size, workers = options.batch_size, options.workers
     streaming = isinstance(dataset, datasets.IterableDataset)
     columns = list(dataset.column_names or []) if streaming else list(dataset.column_names)
-    check_columns(columns, text_column, label_column)
+    check_columns(columns, text_column, label_column, protect_column)
     check_context_columns(mapping, columns, text_column, label_column)
     features = (_output_features(dataset.features, pipeline, label_column)
                 if dataset.features is not None else None)
@@ -77,6 +81,8 @@ def augment_dataset(
             labels=dataset[label_column] if label_column is not None else None,
             columns={name: dataset[column] for name, column in mapping.items()},
             n=options.n, seed=options.seed,
+            protection=protection_request(options, protect_column),
+            protect_values=dataset[protect_column] if protect_column is not None else None,
         )
     if streaming:
         if pipeline.preparation is Preparation.WHOLE:
@@ -85,11 +91,11 @@ def augment_dataset(
                 "which a streamed IterableDataset cannot show it up front; augment a datasets.Dataset instead"
             )
         mapper = _BatchAugmenter(pipeline, text_column, label_column, keep_original, options.replace(trace=False),
-                                 with_reasons=False, mapping=mapping)
+                                 with_reasons=False, mapping=mapping, protect_column=protect_column)
         return dataset.map(mapper, batched=True, batch_size=batch_size, with_indices=True, features=features), AugmentationReport()
 
     mapper = _BatchAugmenter(pipeline, text_column, label_column, keep_original, options, with_reasons=True,
-                             mapping=mapping)
+                             mapping=mapping, protect_column=protect_column)
     with_reasons = features.copy()
     with_reasons[REASON_COLUMN] = datasets.Value("string")
     with_reasons[COUNTS_COLUMN] = datasets.Value("string")
@@ -127,7 +133,7 @@ class _BatchAugmenter:
     """The function ``map`` calls on each batch (a class, so it pickles to worker processes)."""
 
     def __init__(self, pipeline, text_column, label_column, keep_original, options: RunOptions, *, with_reasons,
-                 mapping: dict[str, str]):
+                 mapping: dict[str, str], protect_column: str | None = None):
         self.pipeline = pipeline
         self.text_column = text_column
         self.label_column = label_column
@@ -136,6 +142,7 @@ class _BatchAugmenter:
         self.options = options.replace(progress=False, workers=1)
         self.with_reasons = with_reasons
         self.mapping = mapping
+        self.protect_column = protect_column
         self.rewrites = bool(pipeline.rewritten_names or pipeline.label_setters)
 
     def __call__(self, batch: dict[str, list], indices: list[int]) -> dict[str, list]:
@@ -148,6 +155,8 @@ class _BatchAugmenter:
             labels=batch[self.label_column] if self.label_column is not None else None,
             columns={name: batch[column] for name, column in self.mapping.items()},
             prepared=True,
+            protect_values=batch[self.protect_column] if self.protect_column is not None else None,
+            protect_column=self.protect_column,
         )
         traced = self.with_reasons and result.traces is not None
         scores = self.pipeline.score_names
@@ -157,6 +166,8 @@ class _BatchAugmenter:
         pair = _pair_columns(self.pipeline) if self.rewrites else []
         out: dict[str, list] = {name: [] for name in [*batch, SOURCE_COLUMN, METHOD_COLUMN, *score_columns, *pair, *extra]}
         reasons = _reasons_by_row(result, len(batch[text_column]))
+        protection = result.protection
+        retag = self.protect_column is not None and protection is not None and any(protection.bio)
         for position, row in enumerate(result.candidates):
             emitted = [(None, None, {}, False, None)] if self.keep_original else []
             emitted += [(c.text, c.method, c.scores, False, c) for c in row]
@@ -165,6 +176,8 @@ class _BatchAugmenter:
             for number, (text, method, candidate_scores, placeholder, candidate) in enumerate(emitted):
                 for name, column in batch.items():
                     out[name].append(text if name == text_column and text is not None else column[position])
+                if retag and candidate is not None and protection.bio[position]:
+                    out[self.protect_column][-1] = realigned_tags(protection, [position], [candidate])[0]
                 if candidate is not None and self.rewrites:
                     self._write_rewrites(out, batch, position, candidate)
                 elif self.rewrites:

@@ -19,7 +19,7 @@ from typing import Any
 from augkit.adapters.carried_counts import COUNTS_COLUMN, REASON_COLUMN, TRACE_COLUMN, decode_traces, report_from_columns
 from augkit.adapters.frame import augment_frame, check_columns
 from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
-from augkit.engine import prepare_pipeline
+from augkit.engine import prepare_pipeline, protection_request
 from augkit.pipeline import Pipeline, Preparation
 from augkit.row_context import check_context_columns
 from augkit.report import AugmentationReport
@@ -42,26 +42,29 @@ def augment_ray_dataset(
     num_gpus_per_worker: float = 0,
     prepared: bool = False,
     context_columns: dict[str, str] | None = None,
+    protect_column: str | None = None,
 ) -> tuple[Any, AugmentationReport]:
     """Augment a ``ray.data.Dataset`` with a pool of ``options.workers`` actors. With
     ``options.trace`` the report holds the trace, each source named by its position.
     ``context_columns`` maps the logical names the pipeline's augmenters read to columns
-    (:mod:`augkit.row_context`)."""
+    (:mod:`augkit.row_context`); ``protect_column`` each row's protection (:mod:`augkit.protection`)."""
     import ray
 
     mapping = dict(context_columns or {})
-    check_columns(list(dataset.columns()), text_column, label_column)
+    check_columns(list(dataset.columns()), text_column, label_column, protect_column)
     check_context_columns(mapping, list(dataset.columns()), text_column, label_column)
     ray.data.DataContext.get_current().execution_options.preserve_order = True
     rows = dataset.count()
     if not prepared and options.n > 0 and pipeline.preparation is Preparation.WHOLE:
-        columns = list(dict.fromkeys([text_column, *([label_column] if label_column is not None else []), *mapping.values()]))
+        columns = list(dict.fromkeys([text_column, *([label_column] if label_column is not None else []), *mapping.values(),
+                                      *([protect_column] if protect_column is not None else [])]))
         every = dataset.select_columns(columns).to_pandas()
         prepare_pipeline(pipeline, every[text_column].tolist(), describe_row=lambda i: f"column {text_column!r}, row {i}",
                          coerce=options.coerce,
                          labels=every[label_column].tolist() if label_column is not None else None,
                          columns={name: every[column].tolist() for name, column in mapping.items()},
-                         n=options.n, seed=options.seed)
+                         n=options.n, seed=options.seed, protection=protection_request(options, protect_column),
+                         protect_values=every[protect_column].tolist() if protect_column is not None else None)
         prepared = True
     # Materialised before the actors start: with every CPU held by an actor, upstream tasks
     # (reading, zipping) would otherwise wait forever on a small cluster.
@@ -71,6 +74,7 @@ def augment_ray_dataset(
         fn_constructor_kwargs={
             "pipeline": pipeline, "text_column": text_column, "label_column": label_column,
             "keep_original": keep_original, "options": options, "prepared": prepared, "mapping": mapping,
+            "protect_column": protect_column,
         },
         batch_format="pandas",
         batch_size=options.batch_size,
@@ -90,7 +94,7 @@ class _RayBatchAugmenter:
     """One actor of the pool: holds the pipeline, augments pandas batches."""
 
     def __init__(self, pipeline: Pipeline, text_column: str, label_column: str | None, keep_original: bool,
-                 options: RunOptions, prepared: bool, mapping: dict[str, str]):
+                 options: RunOptions, prepared: bool, mapping: dict[str, str], protect_column: str | None = None):
         self.pipeline = pipeline
         self.text_column = text_column
         self.label_column = label_column
@@ -98,6 +102,7 @@ class _RayBatchAugmenter:
         self.options = options.replace(progress=False, workers=1)
         self.prepared = prepared
         self.mapping = mapping
+        self.protect_column = protect_column
 
     def __call__(self, batch: Any) -> Any:
         positions = batch.pop(_POSITION).tolist()
@@ -105,7 +110,7 @@ class _RayBatchAugmenter:
         # originals always travel (they carry the reasons the report counts); dropped after
         out, _ = augment_frame(self.pipeline, batch, text_column=self.text_column, label_column=self.label_column,
                                keep_original=True, options=self.options, carry_counts=True, prepared=self.prepared,
-                               context_columns=self.mapping)
+                               context_columns=self.mapping, protect_column=self.protect_column)
         return out.reset_index(drop=True)
 
 

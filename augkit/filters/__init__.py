@@ -18,6 +18,7 @@ from augkit.filters.length import LengthFilter
 from augkit.filters.negation import NegationFilter
 from augkit.filters.numbers import NumbersFilter
 from augkit.filters.rank import RankFilter
+from augkit.filters.repetition import RepetitionFilter
 from augkit.filters.scorer import Scorer
 from augkit.filters.semantic import SemanticFilter
 from augkit.filters.top_k import TopKFilter
@@ -41,6 +42,7 @@ __all__ = [
     "NegationFilter",
     "NumbersFilter",
     "RankFilter",
+    "RepetitionFilter",
     "Scorer",
     "SemanticFilter",
     "TopKFilter",

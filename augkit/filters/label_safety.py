@@ -71,7 +71,9 @@ class LabelSafetyFilter(Filter):
         for candidate in candidates:
             found = self.compare(source_clues, self.clues(candidate.text))
             candidate.scores[score] = float(found.count)
-            if not found:
+            if found:
+                candidate.drop_reason = found.reason
+            else:
                 kept.append(candidate)
         return kept
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from itertools import chain
 
 import augkit
-from augkit.plugin import WordSequence, first_distinct, join_words
+from augkit.plugin import FREE_WORD, GeneratedRow, ProtectedSpan, RowProtection, WordSequence, first_distinct, join_words, relocated
 
 from augkit_eda.operations import (
     PreparedText,
@@ -39,6 +39,13 @@ MAX_CACHED_PLAN_WORDS = 256
 Operation = Callable[[PreparedText, random.Random, float], WordSequence]
 _NOT_LOWER_LETTER = re.compile(r"[^a-z ]")
 _SPACES = re.compile(r" +")
+#: Why a row got no augmentation, in the words of the run's summary.
+NO_WORDS = "eda: the text has no words to edit"
+ALL_PROTECTED = "eda: every word is protected (protect=, protect_column= or a default code), so none may change"
+NO_SYNONYM_NOR_ORDER = ("eda: no word has a synonym EDA may use and too few free words to swap or delete "
+                        "(synonyms='wordnet-all' or a lower min_zipf finds more synonyms)")
+NO_DISTINCT_EDIT = ("eda: no operation changed the text in its attempts (raise alpha_sr, alpha_ri, alpha_rs or p_rd "
+                    "for short texts)")
 #: Parameters of the safe synonyms only, with their defaults.
 _SAFE_ONLY = {"min_zipf": DEFAULT_MIN_ZIPF, "multiword": False, "proper_nouns": False}
 
@@ -51,7 +58,9 @@ class EDA(augkit.Augmenter):
     and swaps), deletion removes each word with probability ``p_rd``, and ``n // 4 + 1``
     candidates per operation are shuffled and cut to ``n``. Stop words are never replaced or
     used for insertion, nor are words containing digits. Casing, punctuation and spacing are
-    kept unless ``normalize`` is set.
+    kept unless ``normalize`` is set. Protected spans (``protect=``, ``protect_column=``, and
+    the codes protected by default) are never replaced, swapped or deleted, nothing is
+    inserted inside one, and they lend no synonyms to insertion.
 
     By default (``synonyms="safe"``) a word is replaced, and insertions are drawn, only with
     synonyms of the sense its sentence means, in its part of speech and grammatical form,
@@ -92,6 +101,7 @@ class EDA(augkit.Augmenter):
     """
 
     name = "eda"
+    protects = True
 
     def __init__(
         self,
@@ -131,10 +141,26 @@ class EDA(augkit.Augmenter):
         return {**self.__dict__, "_synonym_source": None}
 
     def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
+        return self._augment(text, n, rng, ())
+
+    def augment_batch(self, texts: list[str], n: int, rngs: list[random.Random],
+                      context: augkit.BatchContext | None = None) -> list[list[str]]:
+        """:meth:`augment` per text, keeping each row's protected spans (``context.protected``)
+        as they are: never replaced, swapped, deleted or split by an insertion."""
+        protected = context.protected if context is not None else None
+        if protected is None:
+            return [self._augment(text, n, rng, ()) for text, rng in zip(texts, rngs, strict=True)]
+        return [self._augment(text, n, rng, spans) for text, rng, spans in zip(texts, rngs, protected, strict=True)]
+
+    def _augment(self, text: str, n: int, rng: random.Random, protected: RowProtection) -> list[str]:
         source = normalize_like_reference(text) if self.normalize else text
-        prepared = prepare_text(source, self._source())
-        if not prepared.lowered or n <= 0:
+        if protected and self.normalize:
+            protected = _normalized_spans(protected, source)
+        prepared = prepare_text(source, self._source(), protected)
+        if n <= 0:
             return []
+        if not prepared.lowered:
+            return GeneratedRow([], reason=NO_WORDS)
         word_count = len(prepared.lowered)
         operations = self._plans.get(word_count) or self._operations(word_count)
         if word_count <= MAX_CACHED_PLAN_WORDS:
@@ -148,7 +174,17 @@ class EDA(augkit.Augmenter):
         outputs = (
             finish(join_words(operation(prepared, rng, strength))) for operation, strength in chain(planned, top_up)
         )
-        return first_distinct(source, outputs, n)
+        found = first_distinct(source, outputs, n)
+        return found if found else GeneratedRow([], reason=self._why_nothing(prepared))
+
+    def _why_nothing(self, prepared: PreparedText) -> str:
+        """Why no operation changed a text, in the words of the run's summary."""
+        free = len(prepared.lowered) if prepared.owners is None else sum(owner == FREE_WORD for owner in prepared.owners)
+        if free == 0:
+            return ALL_PROTECTED
+        if not any(prepared.synonyms) and (free < 2 or not (self.alpha_rs or self.p_rd)):
+            return NO_SYNONYM_NOR_ORDER
+        return NO_DISTINCT_EDIT
 
     def synonyms_of(self, word: str, sentence: str | None = None) -> tuple[str, ...]:
         """The synonyms EDA may use for ``word`` (its first occurrence in ``sentence``; by
@@ -211,6 +247,17 @@ def normalize_like_reference(text: str) -> str:
 
 def _unchanged(text: str) -> str:
     return text
+
+
+def _normalized_spans(protected: RowProtection, normalized: str) -> RowProtection:
+    """The protected spans of a text as they stand in its normalised form (``normalize=True``):
+    each span's normalised words found again there."""
+    spans = []
+    for span in protected:
+        words = normalize_like_reference(span.text)
+        if words:
+            spans.append(ProtectedSpan(span.start, span.start + len(words), words, span.kind, span.label))
+    return relocated(tuple(spans), normalized)
 
 
 def _check_synonym_options(synonyms: str, min_zipf: float, multiword: bool, proper_nouns: bool) -> None:

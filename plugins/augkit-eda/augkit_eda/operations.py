@@ -3,7 +3,10 @@
 Each function takes a :class:`PreparedText`, a ``random.Random`` and the operation's
 strength, and returns a new :class:`~augkit.text.WordSequence`; its input is left alone.
 Only words move, change or disappear; punctuation, emoji and spacing live in the glue and
-stay in place. Random indices come from ``int(rng.random() * size)``: one C call instead of
+stay in place. Words of a protected span (``PreparedText.owners``) are never replaced,
+swapped or deleted, nothing is inserted between two of them, and they lend no synonyms to
+insertion; a text without protected words gets exactly the draws it got before protection
+existed. Random indices come from ``int(rng.random() * size)``: one C call instead of
 ``randrange``'s Python-level rejection loop (EDA runs these millions of times).
 """
 
@@ -14,7 +17,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from augkit.plugin import WordSequence, delete_words, insert_word, match_case, split_words
+from augkit.plugin import FREE_WORD, RowProtection, WordSequence, delete_words, insert_word, match_case, span_of_words, split_words
 
 
 @dataclass(slots=True)
@@ -28,6 +31,9 @@ class PreparedText:
     #: What synonym replacement groups words by (every word with the same key gets the same
     #: synonym): the lower-case form, or form and part of speech for the safe synonyms.
     keys: list[str] = field(default=None)  # type: ignore[assignment]  # default: ``lowered``
+    #: Per word, the protected span it belongs to (:data:`FREE_WORD` for none); None when the
+    #: text has no protected word.
+    owners: list[int] | None = None
     #: Distinct keys of words that have synonyms, in order of first appearance.
     replaceable: list[str] = field(init=False)
     synonyms_of: dict[str, tuple[str, ...]] = field(init=False)
@@ -46,12 +52,25 @@ class SynonymSource(Protocol):
         """(grouping key per word, synonyms per word) for a text's words."""
 
 
-def prepare_text(text: str, source: SynonymSource) -> PreparedText:
-    """Split ``text`` and find each word's synonyms with ``source``."""
+def prepare_text(text: str, source: SynonymSource, protected: RowProtection = ()) -> PreparedText:
+    """Split ``text`` and find each word's synonyms with ``source``; a word of a ``protected``
+    span gets none (so it is never replaced, nor lends a synonym to insertion)."""
     sequence = split_words(text)
     lowered = [word.lower() for word in sequence.words]
     keys, synonyms = source.for_words(sequence, lowered)
-    return PreparedText(sequence, lowered, synonyms, keys)
+    owners = span_of_words(sequence, protected) if protected else None
+    if owners is not None and all(owner == FREE_WORD for owner in owners):
+        owners = None
+    if owners is not None:
+        synonyms = [() if owner != FREE_WORD else syns for syns, owner in zip(synonyms, owners)]
+    return PreparedText(sequence, lowered, synonyms, keys, owners)
+
+
+def free_positions(text: PreparedText) -> list[int] | None:
+    """The positions of the words an operation may edit, move or delete; None when all may."""
+    if text.owners is None:
+        return None
+    return [index for index, owner in enumerate(text.owners) if owner == FREE_WORD]
 
 
 def _index(rng: random.Random, size: int) -> int:
@@ -91,39 +110,56 @@ def synonym_replacement(text: PreparedText, rng: random.Random, count: int) -> W
 
 def random_insertion(text: PreparedText, rng: random.Random, count: int) -> WordSequence:
     """``count`` times, insert a random synonym of a random word (among those with
-    synonyms) before a random word of the text."""
+    synonyms) before a random word of the text (never between two words of a protected span)."""
     result = text.sequence.copy()
     sources = [syns for syns in text.synonyms if syns]  # by occurrence, as the reference draws
     if not sources:
         return result
+    if text.owners is None:
+        for _ in range(count):
+            options = sources[_index(rng, len(sources))]
+            insert_word(result, _index(rng, len(result.words)), options[_index(rng, len(options))])
+        return result
+    # Never between two words of one span: a word "inside" is one whose predecessor is in its span.
+    inside = [index > 0 and owner != FREE_WORD and owner == text.owners[index - 1] for index, owner in enumerate(text.owners)]
     for _ in range(count):
         options = sources[_index(rng, len(sources))]
-        insert_word(result, _index(rng, len(result.words)), options[_index(rng, len(options))])
+        allowed = [index for index, flag in enumerate(inside) if not flag]
+        position = allowed[_index(rng, len(allowed))]
+        insert_word(result, position, options[_index(rng, len(options))])
+        inside.insert(position, False)
     return result
 
 
 def random_swap(text: PreparedText, rng: random.Random, count: int) -> WordSequence:
-    """``count`` times, swap two distinct random words."""
+    """``count`` times, swap two distinct random words (words of protected spans stay where they are)."""
     sequence = text.sequence
     words = list(sequence.words)
-    size = len(words)
+    free = free_positions(text)
+    size = len(words) if free is None else len(free)
     if size >= 2:
         for _ in range(count):
             first = _index(rng, size)
             second = _index(rng, size - 1)
             second += second >= first
+            if free is not None:
+                first, second = free[first], free[second]
             words[first], words[second] = words[second], words[first]
     return WordSequence(words, list(sequence.glue))
 
 
 def random_deletion(text: PreparedText, rng: random.Random, probability: float) -> WordSequence:
-    """Delete each word with ``probability``; a one-word text is left alone and at least
-    one word always survives."""
+    """Delete each word with ``probability`` (never a protected one); a one-word text is left
+    alone and at least one word always survives."""
     sequence = text.sequence
     size = len(sequence.words)
     if size < 2:
         return sequence.copy()
-    doomed = bernoulli_positions(rng, size, probability)
+    free = free_positions(text)
+    if free is None:
+        doomed = bernoulli_positions(rng, size, probability)
+    else:  # protected words always survive, so the text never loses every word
+        doomed = [free[position] for position in bernoulli_positions(rng, len(free), probability)]
     if len(doomed) == size:
         doomed.pop(_index(rng, size))
     return delete_words(sequence, doomed)
