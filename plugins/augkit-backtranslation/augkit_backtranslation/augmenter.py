@@ -6,9 +6,12 @@ from __future__ import annotations
 import random
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 
 import augkit
+from augkit.plugin import check_bool, repetition_loop
 from augkit_backtranslation.candidates import RoundTripCandidate
+from augkit_backtranslation.placeholders import MaskedText, lost_letters, mask, unmask
 from augkit_backtranslation.dual_score import SCORINGS
 from augkit_backtranslation.parabank import filter_candidates
 from augkit_backtranslation.round_trip import (
@@ -29,6 +32,12 @@ DEFAULT_PIVOTS = {"transformers": ("fr", "de", "es", "it"), "bergamot": ("pt",)}
 MIN_EDIT_RATIO = 0.12
 #: Name of the score column (``augkit_round_trip_score``).
 SCORE_NAME = "round_trip_score"
+#: Why a row got no back-translation, in the words of the run's summary.
+UNCHANGED_REASON = "round trip returned the source unchanged (up to case and spacing)"
+REPETITION_REASON = ("round trip fell into a repetition loop (a phrase said over and over); refuse_loops=false "
+                     "keeps such candidates")
+NON_ASCII_REASON = ("round trip lost a letter outside ASCII that the engine cannot carry; "
+                    "keep_non_ascii=true carries such words through as placeholders")
 
 
 class BackTranslation(augkit.Augmenter):
@@ -41,6 +50,13 @@ class BackTranslation(augkit.Augmenter):
     to it than ``min_edit_ratio`` are kept; the score is the ``augkit_round_trip_score``
     column. ``engine="bergamot"`` (the default, offline, no torch) translates through
     Portuguese with the embedded Bergamot models: one candidate per text, no scores.
+
+    Protected spans (``protect=``, ``protect_column=``, the codes protected by default) and
+    words holding letters outside ASCII go through the round trip as placeholders (``X1``,
+    ``X2``, ...) and are put back after it; a candidate whose placeholder did not come back
+    is offered last and dropped by the pipeline's ``protected`` step, which names the span.
+    A candidate caught in a repetition loop is refused, and a row left with nothing says
+    why (the source came back unchanged, within ``min_edit_ratio``, a loop, ...).
 
     Parameters
     ----------
@@ -70,6 +86,13 @@ class BackTranslation(augkit.Augmenter):
         Minimum character edit-distance ratio to the source (MT-parabank: 0.12): a
         shorthand for augkit's one edit-ratio rule, ``edit_ratio(min=...)``, applied while
         choosing the best ``n`` (so a near-copy does not take the place of a good candidate).
+    refuse_loops : bool
+        Refuse a round trip caught in a repetition loop its source is not in ("first class
+        first class flight"; :func:`augkit.plugin.repetition_loop`). Default true.
+    keep_non_ascii : bool
+        Carry the words holding a letter outside ASCII ("ryō", "café") through the round trip
+        as placeholders, as protected spans are (default); False translates them and drops a
+        candidate that lost such a letter.
     max_new_tokens : int or None
         Longest translation in tokens (default: the model's generation config).
     max_input_tokens : int or None
@@ -93,6 +116,7 @@ class BackTranslation(augkit.Augmenter):
     name = "backtranslation"
     scores = (SCORE_NAME,)
     uses_model = True  # translation models, Bergamot's or Hugging Face's
+    protects = True  # protected spans travel as placeholders
 
     def __init__(
         self,
@@ -106,6 +130,8 @@ class BackTranslation(augkit.Augmenter):
         top_p: float = 0.9,
         scoring: str = "dual",
         min_edit_ratio: float = MIN_EDIT_RATIO,
+        refuse_loops: bool = True,
+        keep_non_ascii: bool = True,
         max_new_tokens: int | None = None,
         max_input_tokens: int | None = None,
         token_budget: int = 4096,
@@ -136,6 +162,8 @@ class BackTranslation(augkit.Augmenter):
         self.top_p = top_p
         self.scoring = scoring
         self.min_edit_ratio = min_edit_ratio
+        self.refuse_loops = check_bool("refuse_loops", refuse_loops)
+        self.keep_non_ascii = check_bool("keep_non_ascii", keep_non_ascii)
         self.max_new_tokens = max_new_tokens
         self.max_input_tokens = max_input_tokens
         self.token_budget = token_budget
@@ -153,9 +181,14 @@ class BackTranslation(augkit.Augmenter):
     def augment(self, text: str, n: int, rng: random.Random) -> list:
         return self.augment_batch([text], n, [rng])[0]
 
-    def augment_batch(self, texts: list[str], n: int, rngs: list[random.Random]) -> list[list]:
-        """Round-trip every text in one batched pass per pivot and keep the best ``n``."""
+    def augment_batch(self, texts: list[str], n: int, rngs: list[random.Random],
+                      context: augkit.BatchContext | None = None) -> list[list]:
+        """Round-trip every text in one batched pass per pivot and keep the best ``n``; each
+        row's protected spans (``context.protected``) travel as placeholders. A row left with
+        no candidate says why (``augkit.GeneratedRow.reason``)."""
         seeds = [rng.getrandbits(63) for rng in rngs]
+        protected = context.protected if context is not None and context.protected is not None else [()] * len(texts)
+        masked = [mask(text, spans, non_ascii=self.keep_non_ascii) for text, spans in zip(texts, protected, strict=True)]
         engine = self._get_engine()
         if self.engine == "bergamot":
             if n > 1 and not self._warned_single_candidate:
@@ -165,10 +198,31 @@ class BackTranslation(augkit.Augmenter):
                     f"n={n}. Use engine=transformers (k² beams per pivot) for more.",
                     RuntimeWarning, stacklevel=2,
                 )
-            found = engine.round_trip(texts)
+            found = engine.round_trip([m.text for m in masked])
         else:
-            found = engine.round_trip(texts, seeds)
-        return [select_candidates(text, candidates, n, self.min_edit_ratio) for text, candidates in zip(texts, found, strict=True)]
+            found = engine.round_trip([m.text for m in masked], seeds)
+        return [self._chosen(text, m, candidates, n) for text, m, candidates in zip(texts, masked, found, strict=True)]
+
+    def _chosen(self, text: str, masked: MaskedText, candidates: Sequence[RoundTripCandidate], n: int) -> list:
+        """The best ``n`` round trips of ``text`` with their placeholders put back, or an empty
+        row that says why. A candidate whose placeholder did not come back loses that span:
+        it is offered only after those that kept every span, and the pipeline's ``protected``
+        step then drops it, naming the span."""
+        if not candidates:
+            return augkit.GeneratedRow([], reason="round trip came back empty")
+        kept, losing, refused = [], [], []
+        for candidate in candidates:
+            restored, lost = unmask(masked, candidate.text)
+            if self.refuse_loops and repetition_loop(text, restored):
+                refused.append(REPETITION_REASON)
+            elif not self.keep_non_ascii and lost_letters(text, restored):
+                refused.append(NON_ASCII_REASON)
+            else:
+                (losing if lost else kept).append(replace(candidate, text=restored))
+        chosen, reason = select_candidates(text, kept + losing, n, self.min_edit_ratio, explain=True)
+        if chosen or not refused:
+            return chosen if chosen else augkit.GeneratedRow([], reason=reason)
+        return augkit.GeneratedRow([], reason=refused[0])
 
     def _get_engine(self):
         if self._engine is None:
@@ -191,19 +245,31 @@ class BackTranslation(augkit.Augmenter):
 
 
 def select_candidates(
-    source: str, candidates: Sequence[RoundTripCandidate], n: int, min_edit_ratio: float = MIN_EDIT_RATIO
-) -> list:
+    source: str, candidates: Sequence[RoundTripCandidate], n: int, min_edit_ratio: float = MIN_EDIT_RATIO,
+    *, explain: bool = False,
+) -> list | tuple[list, str]:
     """The first ``n`` candidates (already best first) that are not the source up to case
     and spacing, not a repeat, and at least ``min_edit_ratio`` away from the source by
     character edit distance (the parabank builder's rules: augkit's ``dedup`` and
     ``edit_ratio`` filters, through :func:`~augkit_backtranslation.parabank.filter_candidates`). Scored ones come back as :class:`augkit.Candidate` with the
-    score, unscored ones as plain strings."""
-    kept, _ = filter_candidates(source, [candidate.text for candidate in candidates], min_edit_ratio=min_edit_ratio)
+    score, unscored ones as plain strings. ``explain``: also why none was chosen ("" when
+    some were), in the words of the run's summary."""
+    kept, dropped = filter_candidates(source, [candidate.text for candidate in candidates], min_edit_ratio=min_edit_ratio)
     first = {}
     for candidate in candidates:
         first.setdefault(candidate.text, candidate)
     chosen = [first[survivor.text] for survivor in kept[:n]]
-    return [c.text if c.score is None else augkit.Candidate(c.text, "", {SCORE_NAME: c.score}) for c in chosen]
+    chosen = [c.text if c.score is None else augkit.Candidate(c.text, "", {SCORE_NAME: c.score}) for c in chosen]
+    if not explain:
+        return chosen
+    if chosen:
+        return chosen, ""
+    if dropped["edit_ratio"]:
+        return chosen, (f"round trip within min_edit_ratio={min_edit_ratio:g} of the source (a character edit ratio "
+                        f"below it); set min_edit_ratio= lower to keep such rewrites")
+    if dropped["copies"]:
+        return chosen, UNCHANGED_REASON
+    return chosen, "round trip came back empty"
 
 
 def _pivot_list(pivots: str | Sequence[str] | None, engine: str) -> tuple[str, ...]:

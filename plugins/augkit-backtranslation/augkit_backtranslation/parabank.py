@@ -371,7 +371,8 @@ def parabank_pipeline(
             TopKFilter(weights={"dual_score": 1.0}),
         ]
     # oversample=k: the generator is asked for its k beams, of which n=1 is kept
-    return Pipeline(generator, steps, dedup=False, oversample=k), generator
+    # its own fixed steps: the parabank builder protects nothing (it makes pairs, not augmentations)
+    return Pipeline(generator, steps, dedup=False, protected=False, oversample=k), generator
 
 
 def _runs_of_distinct_sentences(rows: list[int], sentences: Sequence[str]) -> list[list[int]]:
