@@ -32,6 +32,7 @@ import json
 import os
 import platform
 import random
+import re
 import time
 from itertools import combinations
 from pathlib import Path
@@ -42,6 +43,8 @@ FILTERS = ("negation", "numbers", "entities")
 #: usual n in the few-shot benchmark.
 GENERATORS = {"backtranslation": 1, "eda": 4}
 VERDICTS = ("changed", "harmless")
+#: A section of the page another script writes (see :func:`sections_written_by_others`).
+_OTHERS_SECTION = re.compile(r"^<!-- ([\w-]+): begin.*?^<!-- \1: end -->\n", re.MULTILINE | re.DOTALL)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,8 +54,19 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.out_json).write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     report = json.loads(Path(args.out_json).read_text(encoding="utf-8"))
     verdicts = read_review(Path(args.review_file))
-    Path(args.out_md).write_text(markdown(report, verdicts, args.examples), encoding="utf-8")
+    page = Path(args.out_md)
+    page.write_text(markdown(report, verdicts, args.examples) + sections_written_by_others(page), encoding="utf-8")
     return 0
+
+
+def sections_written_by_others(page: Path) -> str:
+    """The blocks of ``page`` other scripts write between their own markers
+    (``<!-- NAME: begin ... -->`` to ``<!-- NAME: end -->``, such as
+    ``benchmarks/intent_filters.py``'s), kept when this script rewrites the page."""
+    if not page.exists():
+        return ""
+    text = page.read_text(encoding="utf-8")
+    return "".join("\n" + match.group(0) for match in _OTHERS_SECTION.finditer(text))
 
 
 def datasets(shared: Path, rows: int, seed: int) -> dict[str, list[str]]:

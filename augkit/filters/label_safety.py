@@ -13,11 +13,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from augkit.candidate import Candidate
 from augkit.errors import InvalidParameterError
 from augkit.filters.base import Filter, check_sources
+
+
+#: What a filter compares: a tuple whose first item is its canonical form (then as written, ...).
+Clue = TypeVar("Clue", bound=tuple)
 
 
 @dataclass(frozen=True)
@@ -105,20 +109,19 @@ def describe_difference(kind: str, lost: Iterable[str], added: Iterable[str]) ->
     return f"{kind} " + "; ".join(parts) if parts else ""
 
 
-def multiset_difference(
-    source: list[tuple[str, str]], candidate: list[tuple[str, str]]
-) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """Expressions as (canonical form, text as written): those the candidate lost and those
-    it added, compared by canonical form with repeats counted."""
-    lost_keys = Counter(key for key, _ in source) - Counter(key for key, _ in candidate)
-    added_keys = Counter(key for key, _ in candidate) - Counter(key for key, _ in source)
+def multiset_difference(source: list[Clue], candidate: list[Clue]) -> tuple[list[Clue], list[Clue]]:
+    """Expressions as tuples that start with their canonical form (then the text as written,
+    and whatever else a filter keeps): those the candidate lost and those it added, compared
+    by canonical form with repeats counted."""
+    lost_keys = Counter(expression[0] for expression in source) - Counter(expression[0] for expression in candidate)
+    added_keys = Counter(expression[0] for expression in candidate) - Counter(expression[0] for expression in source)
     return _take(source, lost_keys), _take(candidate, added_keys)
 
 
-def _take(expressions: list[tuple[str, str]], wanted: Counter) -> list[tuple[str, str]]:
+def _take(expressions: list[Clue], wanted: Counter) -> list[Clue]:
     taken = []
-    for key, written in expressions:
-        if wanted[key] > 0:
-            wanted[key] -= 1
-            taken.append((key, written))
+    for expression in expressions:
+        if wanted[expression[0]] > 0:
+            wanted[expression[0]] -= 1
+            taken.append(expression)
     return taken
