@@ -456,6 +456,11 @@ def _info(args: argparse.Namespace) -> int:
         print(f"  {_signature(parameter)}")
         if parameter.doc:
             print(textwrap.fill(parameter.doc, width=88, initial_indent="      ", subsequent_indent="      "))
+    if kind == "method":
+        print()
+        print("Protected spans (protect=, --protect-column, codes): "
+              + ("kept by the method itself" if getattr(entry.cls, "protects", False)
+                 else "not seen by the method; a candidate that loses one is dropped by the pipeline's 'protected' step"))
     own = _own_steps(entry.cls) if kind == "method" else []
     if own:
         print()

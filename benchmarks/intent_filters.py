@@ -38,10 +38,11 @@ import platform
 import random
 from pathlib import Path
 
+from benchmarks.page_sections import markers, write_marked_section
+
 REPO = Path(__file__).resolve().parents[1]
 PAGE = REPO / "docs" / "benchmarks" / "label-safety.md"
-BEGIN = "<!-- intent-filters: begin (written by python -m benchmarks.intent_filters) -->"
-END = "<!-- intent-filters: end -->"
+BEGIN, END = markers("intent-filters", "benchmarks.intent_filters")
 VERDICTS = {"pairs": ("changed", "harmless"), "candidates": ("changed", "harmless"), "learnt": ("name", "term", "other")}
 #: Candidates per row: back-translation through Bergamot gives one; four is EDA's usual n.
 GENERATORS = {"eda": 4, "backtranslation": 1}
@@ -242,15 +243,8 @@ def _share(part: int, whole: int) -> str:
 
 
 def write_section(page: Path, section: str) -> None:
-    """Put ``section`` between the markers of ``page`` (at its end the first time)."""
-    text = page.read_text(encoding="utf-8")
-    block = f"{BEGIN}\n{section}{END}\n"
-    if BEGIN in text:
-        before, rest = text.split(BEGIN, 1)
-        text = before + block + rest.split(END, 1)[1].lstrip("\n")
-    else:
-        text = text.rstrip("\n") + "\n\n" + block
-    page.write_text(text, encoding="utf-8")
+    """Put ``section`` between this script's markers of ``page`` (at its end the first time)."""
+    write_marked_section(page, BEGIN, END, section)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -17,8 +17,9 @@ def test_two_dedup_steps_drop_what_one_drops_and_the_trace_tells_copies_from_rep
     pipeline = augkit.Pipeline("eda", [ExactDuplicateFilter(ignore_case=True, against_candidates=False),
                                        ExactDuplicateFilter(ignore_case=True, against_source=False)], dedup=False)
     assert pipeline.spec == "eda|dedup(ignore_case=True, against_candidates=False)|dedup(ignore_case=True, against_source=False)"
-    copies, repeats = pipeline.filters
+    implied, copies, repeats = pipeline.filters  # the protected step comes first when dedup does not
+    assert implied.name == "protected"
     rows = [[Candidate(t, "x") for t in texts]]
     kept = repeats.filter_batch(["I paid"], copies.filter_batch(["I paid"], rows, None), None)[0]
     assert [c.text for c in kept] == [c.text for c in one] == ["I did pay", "I have paid"]
-    assert pipeline.count_names == ("generated", "dedup", "dedup#2", "beyond n")
+    assert pipeline.count_names == ("generated", "protected", "dedup", "dedup#2", "beyond n")

@@ -274,3 +274,26 @@ def test_lost_spans_match_whole_words_in_any_case_and_spacing():
     assert lost_spans(spans, "What is the fare code H on flight UA123?") == []
     assert [s.text for s in lost_spans(spans, "what is the fare code on flight ua123")] == ["h"]
     assert [s.text for s in lost_spans(spans, "what is fare code hh on flight ua1234")] == ["h", "ua123"]
+
+
+def test_augkit_info_says_who_keeps_the_spans(capsys):
+    from augkit.cli import main
+
+    class Blind(augkit.Augmenter):
+        """Rewrites texts without looking at protected spans."""
+        name = "blind"
+
+        def augment(self, text, n, rng):
+            return [text.upper()]
+
+    assert main(["info", "eda"]) == 0
+    assert "Protected spans (protect=, --protect-column, codes): kept by the method itself" in capsys.readouterr().out
+    from augkit.registry import PluginInfo
+
+    registry = augkit.get_registry()
+    registry.add_augmenter(Blind, plugin=PluginInfo("blind", "augkit-blind", "0"))
+    try:
+        assert main(["info", "blind"]) == 0
+        assert "a candidate that loses one is dropped by the pipeline's 'protected' step" in capsys.readouterr().out
+    finally:
+        registry.methods.pop("blind")
