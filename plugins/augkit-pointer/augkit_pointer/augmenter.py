@@ -150,6 +150,9 @@ class Pointer(augkit.Augmenter):
             repetition_penalty=repetition_penalty, symbol_penalty=symbol_penalty,
         )
         self.settings.check()
+        from augkit.plugin import warn_if_trained_with_warnings
+
+        warn_if_trained_with_warnings(insertion_model, method=self.name)  # an under-trained folder of `augkit train pointer`
 
     def generator(self) -> InsertionGenerator:
         """The insertion decoder on the shared insertion model (loaded on first use)."""
