@@ -269,7 +269,7 @@ class TrainingProgress:
 
     def summary(self) -> str:
         """``0.19 epochs; loss 5.100 (step 1), best 5.084 (step 50), last 5.084 (step 50)``."""
-        parts = [] if self.epochs is None else [f"{self.epochs:.2f} epochs"]
+        parts = [] if self.epochs is None else [f"{_epochs_text(self.epochs)} epochs"]
         if self.curve:
             (s1, v1), (sb, vb), (sl, vl) = self.first, self.best, self.last
             parts.append(f"{self.measure} {v1:.3f} (step {s1}), best {vb:.3f} (step {sb}), last {vl:.3f} (step {sl})")
@@ -285,7 +285,7 @@ class TrainingProgress:
         found = []
         if self.epochs is not None and self.epochs < 1:
             by = f" (stopped by {self.stopped_by})" if self.stopped_by else ""
-            found.append(f"the run ended after {self.epochs:.2f} of an epoch{by}: the model has not seen every example "
+            found.append(f"the run ended after {_epochs_text(self.epochs)} of an epoch{by}: the model has not seen every example "
                          "once and is likely undertrained")
         elif self.epochs is None and self.stopped_by:
             found.append(f"the run was stopped by {self.stopped_by}")
@@ -327,6 +327,12 @@ class TrainingProgress:
         if isinstance(record.get("rewards"), list):
             return cls(epochs, reward_curve(record["rewards"]), MEAN_REWARD, stopped)
         return None
+
+
+def _epochs_text(epochs: float) -> str:
+    """Epochs as a run reports them: two decimals (``0.19``, ``3.00``), two significant digits
+    below a tenth so that a run cut short does not read as none (``0.0019``)."""
+    return f"{epochs:.2f}" if epochs >= 0.1 or epochs == 0 else f"{epochs:.2g}"
 
 
 def trainer_progress(state: Any, *, settings: Any, budget: Any = None) -> TrainingProgress:

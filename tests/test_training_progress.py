@@ -36,6 +36,9 @@ def test_a_run_that_ended_before_one_epoch_says_so_and_what_stopped_it():
     progress = TrainingProgress(0.19, ((1, 5.59), (50, 3.1)), stopped_by="--max-minutes")
     assert progress.warnings == ["the run ended after 0.19 of an epoch (stopped by --max-minutes): the model has not seen "
                                  "every example once and is likely undertrained"]
+    cut_short = TrainingProgress(0.0019, ((1, 7.581), (2, 5.0)), stopped_by="--max-minutes")
+    assert cut_short.summary().startswith("0.0019 epochs;"), "a run cut very short does not read as 0.00 epochs"
+    assert cut_short.warnings[0].startswith("the run ended after 0.0019 of an epoch")
 
 
 def test_a_loss_that_did_not_fall_by_five_percent_is_named_with_its_steps():
