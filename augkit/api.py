@@ -11,7 +11,7 @@ from augkit.augmenter import Augmenter
 from augkit.errors import InputError, UsageError
 from augkit.pipeline import Chain, Interleave, Pipeline, Union
 from augkit.protection.step import check_protect_column
-from augkit.report import AugmentationReport
+from augkit.report import AugmentationReport, check_something_worked
 from augkit.row_context import check_context_request, context_mapping
 from augkit.run_options import DEFAULT_BATCH_SIZE, RunOptions
 from augkit.seeding import resolve_seed
@@ -83,10 +83,15 @@ def augment(
         Worker processes (1: this process; for a ``datasets.Dataset``, ``map``'s ``num_proc``).
         Output does not depend on it.
     strict : bool
-        When an augmenter or filter raises on a row or returns something outside its contract
-        there (None, a non-string): False (default) keeps the row, gives it no augmentation and
-        counts the failure in the report; True stops with
-        :class:`~augkit.errors.AugmentationFailedError` naming the row.
+        When an augmenter or filter raises on a row, returns something outside its contract
+        there (None, a non-string), or cannot produce for it (an LLM reply it cannot use, a
+        request that failed: :attr:`augkit.GeneratedRow.failed`): False (default) keeps the
+        row, gives it no augmentation and counts the failure in the report
+        (``augmentation failed (...)``); True stops with
+        :class:`~augkit.errors.AugmentationFailedError` naming the row and counting its batch's
+        failures. Rows whose candidates were all removed by a filter are not failures. Either
+        way, a run in which a step failed on *every* row asked raises
+        :class:`~augkit.errors.NothingAugmentedError` (its ``report`` counts the reasons).
     row_timeout : float or None
         Seconds a row may take (None, the default: no limit). A batch gets ``row_timeout``
         as a whole; one that runs out is run again row by row, each row with the whole limit
@@ -214,6 +219,7 @@ def augment_with_report(
         )
     report.seed = options.seed
     logger.info("augkit %s: %s", pipeline.name, report.summary())
+    check_something_worked(report)
     return result, report
 
 

@@ -2,7 +2,8 @@
 ``evaluate ORIGINAL AUGMENTED``, ``serve`` (the web page), ``train TARGET ...`` (the targets plugins register through the
 ``register_training_targets`` hook), and the commands plugins register (``register_commands`` hook).
 
-Exit codes: 0 success, 1 failure while running (an OS error such as a full disk included),
+Exit codes: 0 success, 1 failure while running (an OS error such as a full disk included; a row
+that failed under ``--strict``; a run in which a step failed on every row asked),
 2 usage error (bad arguments, unknown method or parameter, missing column, unreadable input,
 a job folder in use by another run), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
 """
@@ -235,8 +236,9 @@ def _build_parser() -> argparse.ArgumentParser:
     augment.add_argument("--gpus-per-worker", type=float, default=0,
                          help="with --backend ray: GPUs each actor reserves (default 0; e.g. 1 for a model on GPU)")
     augment.add_argument("--strict", action="store_true",
-                         help="stop at the first row an augmenter or filter fails on (default: keep that row "
-                              "unaugmented, count the failure in the summary and go on)")
+                         help="stop (exit 1) at the first row an augmenter or filter fails on or cannot produce for, such as "
+                              "an LLM reply without a usable list (default: keep that row unaugmented, count the failure "
+                              "in the summary and go on; a run in which every row asked failed exits 1 either way)")
     augment.add_argument("--row-timeout", type=_row_timeout_option, default=None, metavar="SECONDS",
                          help=f"seconds a row may take before it counts as failed like a row that raised (0 or none: "
                               f"no limit; default {DEFAULT_ROW_TIMEOUT:g}, or no limit when a step of the pipeline runs "

@@ -62,3 +62,16 @@ class AugmentationFailedError(AugkitError, RuntimeError):
     """An augmenter or filter failed on one row (raised, or returned something outside its
     contract) while ``strict`` was set; without it, the row is kept unaugmented and the failure
     counted in the report. The original error is the ``__cause__``."""
+
+
+class NothingAugmentedError(AugmentationFailedError):
+    """Every row a run asked to augment failed (an augmenter or filter raised, returned
+    something outside its contract, ran past ``row_timeout``, or could not produce: an
+    unusable reply, a request that failed), so nothing was augmented; raised with or without
+    ``strict``, as scikit-learn's ``cross_validate`` raises when all its fits fail and only
+    warns when some do. ``report`` holds the run's :class:`~augkit.report.AugmentationReport`,
+    whose ``failures`` count the reasons; the command line exits with 1 and writes no output."""
+
+    def __init__(self, message: str, *, report=None):
+        super().__init__(message)
+        self.report = report

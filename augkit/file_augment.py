@@ -21,11 +21,11 @@ from augkit.adapters.frame import texts_as_strings
 from augkit.adapters.provenance import SOURCE_COLUMN
 from augkit.api import build_pipeline
 from augkit.atomic_files import file_digest
-from augkit.errors import InputError, UsageError
+from augkit.errors import InputError, NothingAugmentedError, UsageError
 from augkit.jobs import AugmentJob, ChunkPart, JobDamagedError, job_folder_for, report_from_records
 from augkit.progress import progress_bar, run_progress
 from augkit.read_errors import check_encoding
-from augkit.report import AugmentationReport
+from augkit.report import AugmentationReport, check_something_worked
 from augkit.pipeline import Preparation
 from augkit.protection.step import check_protect_column
 from augkit.row_context import check_context_request
@@ -105,7 +105,17 @@ def augment_file(job: FileJob) -> AugmentationReport:
     """Augment ``job.input`` into ``job.output``, streamed when both formats allow it.
 
     Before any work, the output's folder (and the job folder's) must take a write and, unless
-    ``job.space_check`` is off, have roughly the room the run needs."""
+    ``job.space_check`` is off, have roughly the room the run needs. A run in which a step
+    failed on every row asked raises :class:`~augkit.errors.NothingAugmentedError` and writes
+    no output (nor trace), and keeps no job folder."""
+    try:
+        return _augment_file(job)
+    except NothingAugmentedError as error:
+        error.add_note(f"{job.output} was not written")
+        raise
+
+
+def _augment_file(job: FileJob) -> AugmentationReport:
     folder = job.job_dir or job_folder_for(job.output)
     _check_trace_location(job)
     _check_output_location(job, folder)
@@ -196,6 +206,7 @@ def _augment_chunks(job: FileJob, pipeline: Any, state: AugmentJob) -> list[dict
     if not records:
         return None
     _check_records(records, rows_read, traced=trace_fmt is not None)
+    check_something_worked(report_from_records(records))  # before any output is written
     if trace_fmt:  # before the output: a run that stops in between leaves the output untouched
         assemble([(state.chunk_file(i, trace_fmt, "trace"), r["trace"]) for i, r in enumerate(records)],
                  trace_columns(pipeline.score_names), job.trace, trace_fmt)
@@ -234,9 +245,10 @@ def _keep_or_remove(state: AugmentJob, error: BaseException) -> None:
     """After a failure: a job with finished chunks keeps them for --resume (and the error says
     so), unless the failure is a usage error (bad input or arguments): the same command would
     fail again, and the corrected one (another input, other options) could not resume this
-    job, so nothing is left behind; as after a failure before any chunk."""
+    job, so nothing is left behind; as after a failure before any chunk. A run in which every
+    row failed keeps nothing either: resuming it would only reassemble its failures."""
     done = state.done_chunks()
-    if not done or isinstance(error, UsageError):
+    if not done or isinstance(error, (UsageError, NothingAugmentedError)):
         state.remove()
         return
     state.release()

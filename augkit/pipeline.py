@@ -42,6 +42,7 @@ from augkit.pipeline_spec import GroupSpec, StepSpec, format_options, format_ste
 from augkit.protection.locate import relocated
 from augkit.protection.spans import RowProtection
 from augkit.protection.step import ProtectedSpansFilter
+from augkit.report import failure_reason
 from augkit.row_context import candidates_context, check_fields, merged, own_columns, without_unchanged
 from augkit.seeding import RowSeeder
 from augkit.time_limit import TimeLimit, TimeLimitExceeded
@@ -50,6 +51,8 @@ if TYPE_CHECKING:
 from augkit.trace import TraceEntry
 
 NOTHING_GENERATED = "augmenter returned nothing"
+#: A failed row's reason when its augmenter gave none (:attr:`GeneratedRow.failed`).
+NOTHING_USABLE = "the augmenter could not produce a candidate"
 #: The first and last of :attr:`Pipeline.count_names`.
 GENERATED, BEYOND_N = "generated", "beyond n"
 
@@ -87,6 +90,10 @@ class BatchOutcome:
     #: Per text, every candidate generated and its fate (:mod:`augkit.trace`); None unless
     #: the batch ran with ``trace=True``.
     traces: list[list[TraceEntry]] | None = None
+    #: Per text, what a step could not produce for it (a :attr:`GeneratedRow.failed` row's
+    #: reason), even when other steps gave the text candidates; None for the others. Read by
+    #: ``strict``; not carried out of the process that ran the batch.
+    failures: list[str | None] | None = None
 
 
 class Interleave:
@@ -348,7 +355,7 @@ class Pipeline:
         out = []
         for row in rows:
             values = dict.fromkeys(names, 0)
-            for name, value in notes_of(row)[1].items():
+            for name, value in notes_of(row).usage.items():
                 values[f"{USAGE_PREFIX}{name}"] += int(value)
             out.append(list(values.values()))
         return out
@@ -399,11 +406,13 @@ class Pipeline:
         generated and how many each filter dropped (:attr:`count_names`). ``trace=True``
         also records every candidate's fate (:attr:`BatchOutcome.traces`).
 
-        ``strict``: when an augmenter or filter raises on a row, or returns something outside
-        its contract there (None, a non-string), False keeps the row unaugmented and records
-        why; True stops, naming the row. ``row_timeout``: seconds the batch may take (None:
-        no limit). These are settings of the call, not of the pipeline, which a run never
-        changes.
+        ``strict``: when an augmenter or filter raises on a row, returns something outside its
+        contract there (None, a non-string), or cannot produce for it (a row it returns as a
+        :class:`GeneratedRow` with ``failed=True``: an unusable reply, a request that failed),
+        False keeps the row unaugmented and records why (``augmentation failed (...)``); True
+        stops, naming the row and counting the batch's failures by reason. ``row_timeout``:
+        seconds the batch may take (None: no limit). These are settings of the call, not of
+        the pipeline, which a run never changes.
 
         When the batch fails or runs out of time, it is run again row by row, each row with
         the whole time limit: per-row seeds give the other rows the output they would have
@@ -416,7 +425,7 @@ class Pipeline:
     def _run_batch_with(self, texts: list[str], n: int, seed: int, context: BatchContext, run: _RunSettings) -> BatchOutcome:
         limit = TimeLimit(run.row_timeout)
         try:
-            return limit.run(lambda: self._run_batch(texts, n, seed, context, run.trace))
+            outcome = limit.run(lambda: self._run_batch(texts, n, seed, context, run.trace))
         except UsageError:
             raise  # configuration and input errors concern every row: stop
         except Exception as error:
@@ -425,6 +434,10 @@ class Pipeline:
             if not limit.raised(error):
                 raise  # an outer limit's (a pipeline running this one): its owner decides
             failure = error
+        else:
+            if run.strict:
+                _stop_on_failures(texts, outcome.failures)
+            return outcome
         if len(texts) > 1:  # find the failing rows; per-row seeds keep the others' output unchanged
             return self._run_row_by_row(texts, n, seed, context, run)
         return self._row_failed(texts[0], failure, run)
@@ -454,13 +467,18 @@ class Pipeline:
         # one reason per kind of failure, so the summary stays short; strict shows the detail
         # (a failed row counts nothing, and traces nothing: what its steps did before the
         # failure is not kept)
-        return BatchOutcome([[]], [f"augmentation failed ({kind}; strict mode stops and shows it)"],
+        return BatchOutcome([[]], [failure_reason(f"{kind}; strict mode stops and shows it")],
                             [(0,) * len(self.count_names)], [[]] if run.trace else None)
 
     def _run_batch(self, texts: list[str], n: int, seed: int, context: BatchContext, trace: bool = False) -> BatchOutcome:
         candidates = self._generated(texts, n, seed, context)
         usage = self._row_usage(candidates) if self.usage_names else None  # the notes are on the generated rows
-        reasons: list[str | None] = [None if c else (notes_of(c)[0] or NOTHING_GENERATED) for c in candidates]
+        notes = [notes_of(row) for row in candidates]
+        failures = [(note.reason or NOTHING_USABLE) if note.failed else None for note in notes]
+        reasons: list[str | None] = [
+            None if row else failure_reason(failed) if failed else (note.reason or NOTHING_GENERATED)
+            for row, note, failed in zip(candidates, notes, failures)
+        ]
         sizes = list(map(len, candidates))
         columns = [sizes]  # one list per count name, one value per text: zipped into rows at the end
         fates = _Fates(candidates) if trace else None
@@ -481,7 +499,8 @@ class Pipeline:
             columns.extend(zip(*usage))
         if fates is not None:
             fates.dropped(candidates, kept, BEYOND_N)
-        return BatchOutcome(kept, reasons, list(zip(*columns)), fates.entries() if fates is not None else None)
+        return BatchOutcome(kept, reasons, list(zip(*columns)), fates.entries() if fates is not None else None,
+                            failures if any(failures) else None)
 
 
 @dataclass(frozen=True)
@@ -569,10 +588,10 @@ class _Leaf:
             [Candidate(item, method) if type(item) is str else self._candidate(item) for item in row]
             for row in _checked_output(method, texts, output, n)
         ]
-        if any(reason or usage for reason, usage in notes):
+        if any(note.reason or note.usage or note.failed for note in notes):
             usage_names = set(self.augmenter.usage)
-            for reason, usage in notes:
-                undeclared = sorted(set(usage) - usage_names)
+            for note in notes:
+                undeclared = sorted(set(note.usage) - usage_names)
                 if undeclared:
                     raise AugmenterOutputError(
                         f"augmenter {method!r} reported usage {', '.join(undeclared)} it does not declare in usage = (...)",
@@ -642,6 +661,20 @@ def _implied(step: Filter, filters: Sequence[Filter]) -> bool:
     first = next(f for f in filters if isinstance(f, ProtectedSpansFilter))
     position = list(filters).index(first)
     return step is first and (position == 0 or (position == 1 and isinstance(filters[0], ExactDuplicateFilter)))
+
+
+def _stop_on_failures(texts: list[str], failures: list[str | None] | None) -> None:
+    """``strict``: stop at a batch in which a step could not produce for some rows, naming the
+    first and counting the batch's failures by reason."""
+    if not failures:
+        return
+    first = next(i for i, failure in enumerate(failures) if failure)
+    counted = Counter(failure for failure in failures if failure)
+    listing = ", ".join(f"{count} {reason}" for reason, count in counted.most_common())
+    raise AugmentationFailedError(
+        f"augmenting {texts[first][:80]!r} failed: {failures[first]} (strict); "
+        f"{sum(counted.values())} of {_count(len(texts), 'row')} of its batch failed: {listing}"
+    )
 
 
 def _follow_up_steps(generator: Any, registry: Registry) -> list[Filter]:

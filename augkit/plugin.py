@@ -58,9 +58,13 @@ Training (``augkit train`` targets; loaded on first access)
     ``TrainingArguments`` from a target's settings), :func:`add_settings_options` and
     :func:`settings_given` (an option per settings field), :func:`check_training_settings`,
     :func:`import_trainer`, :func:`logged_losses`, :func:`time_budget_callback`
-    (``--max-minutes``), :func:`write_training_record` (:data:`TRAINING_RECORD`), and
-    :func:`train_wordpiece` / :func:`bert_wordpiece_tokenizer` (a WordPiece vocabulary
-    trained on a corpus, for a model trained from scratch).
+    (``--max-minutes``), :func:`ending_log_callback` (the loss logged at the last step),
+    :func:`write_training_record` (:data:`TRAINING_RECORD`), :class:`TrainingProgress` with
+    :func:`trainer_progress`, :func:`reward_curve` and :func:`say_progress` (epochs done, the
+    loss curve and its warnings, printed and recorded), :func:`warn_if_trained_with_warnings`
+    (for a method loading a trained folder), and :func:`train_wordpiece` /
+    :func:`bert_wordpiece_tokenizer` (a WordPiece vocabulary trained on a corpus, for a model
+    trained from scratch).
 Pipelines, tables and progress (loaded on first access)
     :class:`Pipeline`, :func:`parse_pipeline_spec`, :func:`get_registry` (run other methods
     and filters by name), :data:`SOURCE_COLUMN` and :data:`METHOD_COLUMN` (provenance
@@ -219,6 +223,13 @@ _LAZY = {
     "training_arguments": "augkit.training",
     "training_folder": "augkit.training",
     "write_training_record": "augkit.training",
+    "ending_log_callback": "augkit.training",
+    "TrainingProgress": "augkit.training",
+    "MEAN_REWARD": "augkit.training",
+    "trainer_progress": "augkit.training",
+    "reward_curve": "augkit.training",
+    "say_progress": "augkit.training",
+    "warn_if_trained_with_warnings": "augkit.training",
     "train_wordpiece": "augkit.models.tokenizer_training",
     "bert_wordpiece_tokenizer": "augkit.models.tokenizer_training",
     # metrics

@@ -1,5 +1,12 @@
 """What a run did, in numbers: rows read, candidates generated and dropped by each pipeline
-step, augmentations written, and why some rows got none."""
+step, augmentations written, and why some rows got none.
+
+A row that got none because a step *failed* on it (raised, returned something outside its
+contract, ran past its time limit, or could not produce: :attr:`augkit.GeneratedRow.failed`)
+has a reason that starts with :data:`FAILED` (``augmentation failed (...)``); the other
+reasons (nothing generated, every candidate removed by a filter, a blank text) are not
+failures. :attr:`AugmentationReport.nothing_worked` applies the rule "a run in which every row
+asked failed did not work", which :func:`check_something_worked` enforces."""
 
 from __future__ import annotations
 
@@ -7,11 +14,32 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from augkit.errors import NothingAugmentedError
 from augkit.generated_row import USAGE_PREFIX
+from augkit.inputs import BLANK_TEXT, MISSING_TEXT
 
 #: Keys of :attr:`AugmentationReport.candidates` that are not filters (see
 #: :attr:`augkit.Pipeline.count_names`).
 _GENERATED, _BEYOND_N = "generated", "beyond n"
+#: How the reason of a row a step failed on begins: ``augmentation failed (<what went wrong>)``.
+FAILED = "augmentation failed"
+#: Reasons of rows that were never asked for an augmentation (the text is missing or blank).
+SKIPPED = frozenset({MISSING_TEXT, BLANK_TEXT})
+
+
+def failure_reason(detail: str) -> str:
+    """The reason of a row a step failed on: ``augmentation failed (<detail>)``."""
+    return f"{FAILED} ({detail})"
+
+
+def is_failure(reason: str | None) -> bool:
+    """Whether ``reason`` (why a row got no augmentation) says a step failed on it."""
+    return isinstance(reason, str) and reason.startswith(f"{FAILED} (") and reason.endswith(")")
+
+
+def failure_detail(reason: str) -> str:
+    """What :func:`failure_reason` wrapped: ``augmentation failed (x)`` gives ``x``."""
+    return reason[len(FAILED) + 2 : -1]
 
 
 @dataclass
@@ -62,6 +90,30 @@ class AugmentationReport:
         if self.seed is not None:
             parts.append(f"seed {self.seed}")
         return "; ".join(parts)
+
+    @property
+    def failures(self) -> Counter:
+        """The reasons of the rows that got no augmentation because a step failed on them,
+        counted (a part of :attr:`without_augmentation`)."""
+        return Counter({reason: count for reason, count in self.without_augmentation.items() if is_failure(reason)})
+
+    @property
+    def rows_failed(self) -> int:
+        """Rows that got no augmentation because a step failed on them."""
+        return sum(self.failures.values())
+
+    @property
+    def rows_asked(self) -> int:
+        """Rows the pipeline was asked to augment: those read, less those with a missing or
+        blank text (none when ``n`` is 0)."""
+        if self.n == 0:
+            return 0
+        return self.rows_read - sum(self.without_augmentation.get(reason, 0) for reason in SKIPPED)
+
+    @property
+    def nothing_worked(self) -> bool:
+        """True when rows were asked for augmentations and a step failed on every one of them."""
+        return self.rows_asked > 0 and self.rows_failed == self.rows_asked
 
     @property
     def usage(self) -> dict[str, int]:
@@ -115,6 +167,18 @@ class AugmentationReport:
             without_augmentation=Counter(record["without_augmentation"]), seed=record.get("seed"),
             n=record.get("n"), candidates=dict(record.get("candidates", {})),
         )
+
+
+def check_something_worked(report: AugmentationReport) -> None:
+    """Raise :class:`~augkit.errors.NothingAugmentedError` when a step failed on every row the
+    run asked to augment (:attr:`AugmentationReport.nothing_worked`), with the failures counted:
+    such a run did not work, with or without ``strict``."""
+    if not report.nothing_worked:
+        return
+    asked = report.rows_asked
+    rows = "the only row" if asked == 1 else f"all {asked} rows"
+    reasons = ", ".join(f"{count} {failure_detail(reason)}" for reason, count in report.failures.most_common())
+    raise NothingAugmentedError(f"nothing was augmented: a step failed on {rows} asked: {reasons}", report=report)
 
 
 def add_counts(first: Mapping[str, int], second: Mapping[str, int]) -> dict[str, int]:

@@ -62,8 +62,9 @@ def test_a_candidate_whose_text_is_not_a_string_is_refused():
     with pytest.raises(augkit.AugmentationFailedError, match="candidates must be str") as caught:
         augkit.augment(["I lost my card"], Broken(), n=1, strict=True)
     assert isinstance(caught.value.__cause__, augkit.AugmenterOutputError)
-    _, report = augkit.augment_with_report(["I lost my card"], Broken(), n=1)
-    assert report.without_augmentation == {
+    with pytest.raises(augkit.NothingAugmentedError, match="failed on the only row asked") as failed:
+        augkit.augment_with_report(["I lost my card"], Broken(), n=1)
+    assert failed.value.report.without_augmentation == {
         "augmentation failed (augmenter 'broken-test' returned a Candidate whose text is NoneType; "
         "strict mode stops and shows it)": 1
     }

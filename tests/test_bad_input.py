@@ -107,8 +107,11 @@ class ReturnsNumbers(augkit.Augmenter):
 )
 def test_augmenter_breaking_the_contract_is_named(augmenter, kind, message, banking77_sentences):
     texts = banking77_sentences[:2]
-    out, report = augkit.augment_with_report(texts, augmenter, n=2, seed=0)
-    assert out == [[], []]
+    with pytest.raises(augkit.NothingAugmentedError, match=f"failed on all 2 rows asked: 2 augmenter {augmenter.name!r} {kind}"
+                       ) as failed:
+        augkit.augment_with_report(texts, augmenter, n=2, seed=0)
+    report = failed.value.report
+    assert report.rows_augmented == 0
     assert report.without_augmentation == {
         f"augmentation failed (augmenter {augmenter.name!r} {kind}; strict mode stops and shows it)": 2
     }

@@ -147,8 +147,10 @@ def test_a_wrong_row_count_for_a_batch_is_decided_row_by_row(frame):
 
 
 def test_a_wrong_row_count_on_every_row_fails_every_row_with_the_diagnosis(frame):
-    out, report = augkit.augment_with_report(frame, ReturnsNoRows(), n=1, seed=0, batch_size=16)
-    assert _augmented_texts(out) == []
+    with pytest.raises(augkit.NothingAugmentedError, match=f"a step failed on all {len(frame)} rows asked") as caught:
+        augkit.augment_with_report(frame, ReturnsNoRows(), n=1, seed=0, batch_size=16)
+    report = caught.value.report
+    assert report.rows_augmented == 0 and report.rows_failed == len(frame)
     assert report.without_augmentation == {
         "augmentation failed (augmenter 'returns-no-rows' returned 0 rows for 1 text; strict mode stops and shows it)": len(frame)
     }

@@ -134,6 +134,10 @@ class Erap(Augmenter):
         if not aware and sample_from is None:
             raise InvalidParameterError("aware=False is the entailment-unaware baseline of re-ranking mode: give sample_from too")
         self.generator = generator
+        if generator is not None:
+            from augkit.plugin import warn_if_trained_with_warnings
+
+            warn_if_trained_with_warnings(generator, method=self.name)  # a folder of `augkit train erap`
         self.sample_from = sample_from
         self.k = check_int("k", k, minimum=1)
         self.require_relation = require_relation

@@ -140,6 +140,8 @@ class PretrainResult:
     resumed_from: str | None = None
     stopped_by_time_budget: bool = False
     seconds: float = 0.0
+    #: Epochs done, first, best and last loss, and their warnings (:class:`augkit.plugin.TrainingProgress`).
+    progress: Any = None
 
     @property
     def missing_relations(self) -> list[str]:
@@ -305,7 +307,15 @@ def pretrain(
     step past it, with a checkpoint; ``resume=True`` continues from the newest checkpoint and
     reuses :data:`LABELLED_PAIRS` (it must be of the same pairs).
     """
-    from augkit.plugin import import_trainer, logged_losses, time_budget_callback, training_arguments, training_folder
+    from augkit.plugin import (
+        ending_log_callback,
+        import_trainer,
+        logged_losses,
+        time_budget_callback,
+        trainer_progress,
+        training_arguments,
+        training_folder,
+    )
 
     started = time.monotonic()
     settings = settings or PretrainSettings()
@@ -337,7 +347,7 @@ def pretrain(
             train_dataset=_dataset(inputs, targets, tokenizer, settings.max_length),
             data_collator=transformers.DataCollatorForSeq2Seq(tokenizer, model=network, label_pad_token_id=-100),
             processing_class=tokenizer,
-            callbacks=[budget] if budget else None,
+            callbacks=[*([budget] if budget else []), ending_log_callback()],
         )
         trainer.train(resume_from_checkpoint=resume_from)
         trainer.save_model(str(output))
@@ -347,6 +357,7 @@ def pretrain(
             steps=trainer.state.global_step, relations_from=relations_from, oracle=oracle_name,
             losses=logged_losses(trainer.state.log_history), resumed_from=Path(resume_from).name if resume_from else None,
             stopped_by_time_budget=bool(budget and budget.stopped),
+            progress=trainer_progress(trainer.state, settings=settings, budget=budget),
         )
         if labelled is not None:
             counts = Counter(labelled["relation"])
@@ -472,6 +483,7 @@ def _write_record(output: Path, result: PretrainResult, settings: PretrainSettin
         "losses": result.losses,
         "resumed_from": result.resumed_from,
         "stopped_by_time_budget": result.stopped_by_time_budget,
+        "progress": result.progress.as_record(),
         "seconds": result.seconds,
         "settings": asdict(settings),
     })

@@ -316,7 +316,10 @@ class RLResult:
     included), the rewards over time (one entry per step: ``reward`` is the mean reward of the
     step's references, ``prefix_reward`` the mean f_t, then the references' mean consistency,
     penalty, similarity and diversity, the generator's ``loss`` and the adversary's), which
-    checkpoint it resumed from, whether the time budget stopped it, and how long it took."""
+    checkpoint it resumed from, whether the time budget stopped it, how long it took, and
+    ``progress``: epochs done and the mean reward's curve (first, best, last) with its warnings
+    (:class:`augkit.plugin.TrainingProgress`: RL raises the reward; its policy-gradient loss
+    is no measure of progress)."""
 
     output_dir: Path
     steps: int
@@ -326,6 +329,7 @@ class RLResult:
     resumed_from: str | None = None
     stopped_by_time_budget: bool = False
     seconds: float = 0.0
+    progress: Any = None
 
 
 def training_pairs(examples: Sequence[Any]) -> list[tuple[str, str]]:
@@ -374,7 +378,16 @@ def fine_tune(
     required). ``max_minutes`` ends the run at the first step boundary past that many minutes,
     with a checkpoint to resume from. ``device``: ``cpu``, ``cuda``, ``auto``...
     """
-    from augkit.plugin import EntailmentOracle, load_for_training, progress_bar, resolve_device, training_folder
+    from augkit.plugin import (
+        MEAN_REWARD,
+        EntailmentOracle,
+        TrainingProgress,
+        load_for_training,
+        progress_bar,
+        resolve_device,
+        reward_curve,
+        training_folder,
+    )
 
     started = time.monotonic()
     settings = settings or RLSettings()
@@ -451,9 +464,12 @@ def fine_tune(
         tokenizer.save_pretrained(output)
         if critic is not None and hasattr(critic, "save"):
             critic.save(output / ADVERSARY_FOLDER)
+        epochs = step / settings.steps_per_epoch(len(pairs))
+        stopped_by = "--max-minutes" if stopped else "--max-steps" if settings.max_steps > 0 and epochs < settings.epochs else None
         result = RLResult(output_dir=output, steps=step, total_steps=total, examples=len(pairs), history=history,
                           resumed_from=Path(resume_from).name if resume_from else None, stopped_by_time_budget=stopped,
-                          seconds=round(time.monotonic() - started, 1))
+                          seconds=round(time.monotonic() - started, 1),
+                          progress=TrainingProgress(epochs, reward_curve(history), MEAN_REWARD, stopped_by))
         _write_record(output, result, generator, oracle, critic, settings, pairs)
     return result
 
@@ -698,6 +714,7 @@ def _write_record(output: Path, result: RLResult, generator: Any, oracle: Any, a
         "rewards": result.history,
         "resumed_from": result.resumed_from,
         "stopped_by_time_budget": result.stopped_by_time_budget,
+        "progress": result.progress.as_record(),
         "seconds": result.seconds,
         "settings": asdict(settings),
     })

@@ -22,7 +22,7 @@ import sys
 import typing
 from typing import Any
 
-from augkit.plugin import DEFAULT_NLI_MODEL, UsageError, add_settings_options, settings_given
+from augkit.plugin import DEFAULT_NLI_MODEL, UsageError, add_settings_options, say_progress, settings_given
 
 from augkit_erap.pretraining import DEFAULT_BASE_MODEL, LABELLED_PAIRS, PretrainSettings
 from augkit_erap.rl import RLSettings
@@ -181,9 +181,8 @@ def _run_pretrain(args: argparse.Namespace, progress: bool) -> int:
                  "untrained; give more pairs or pairs labelled with it")
     else:
         _say(f"  {result.examples} training pairs, input the bare source (no relation)")
-    losses = result.losses
-    moved = f"; loss {losses[0][1]:.3f} (step {losses[0][0]}) -> {losses[-1][1]:.3f} (step {losses[-1][0]})" if losses else ""
-    _say(f"  {_run_text(result.steps, result.seconds, result.resumed_from, result.stopped_by_time_budget)}{moved}")
+    _say(f"  {_run_text(result.steps, result.seconds, result.resumed_from, result.stopped_by_time_budget)}; "
+         f"{result.progress.summary()}")
     _say(f"  generator saved to {result.output_dir}" + (f" (labelled pairs: {result.output_dir / LABELLED_PAIRS})" if result.aware else ""))
     if result.aware:
         _say(f"  use it: {usage_hint(result.output_dir)}")
@@ -191,6 +190,7 @@ def _run_pretrain(args: argparse.Namespace, progress: bool) -> int:
         _say("  its control tokens are untrained: fine-tune it with --stage rl before it serves as -m erap's generator")
     _say(f"  fine-tune it with RL: augkit train erap --stage rl --generator {result.output_dir} --table TEXTS "
          "--relation-column relation -o OUT")
+    say_progress("augkit train erap", result.progress)
     return 0
 
 
@@ -223,11 +223,11 @@ def _run_rl(args: argparse.Namespace, progress: bool) -> int:
     _say(f"augkit train erap: rl of {args.generator}: {len(examples)} (text, relation) examples{each}{left_out}")
     adversary = "none" if options.get("adversary", "") is None else (args.adversary or "the default")
     _say(f"  oracle {oracle.model}; similarity {args.similarity or 'the default'}; adversary {adversary}")
-    rewards = [(entry.get("step"), entry.get("reward")) for entry in result.history if entry.get("reward") is not None]
-    moved = f"; mean reward {rewards[0][1]:.3f} (step {rewards[0][0]}) -> {rewards[-1][1]:.3f} (step {rewards[-1][0]})" if rewards else ""
-    _say(f"  {_run_text(result.steps, result.seconds, result.resumed_from, result.stopped_by_time_budget)}{moved}")
+    _say(f"  {_run_text(result.steps, result.seconds, result.resumed_from, result.stopped_by_time_budget)}; "
+         f"{result.progress.summary()}")
     _say(f"  generator saved to {result.output_dir}")
     _say(f"  use it: {usage_hint(result.output_dir)}")
+    say_progress("augkit train erap", result.progress)
     return 0
 
 

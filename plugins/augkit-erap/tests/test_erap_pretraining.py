@@ -12,6 +12,7 @@ from collections import Counter
 
 import pytest
 
+import augkit
 from augkit.plugin import RELATIONS, AugkitError, EntailmentOracle, RelationJudgement, relation_probabilities
 from augkit_erap import pretraining, train_cli
 from augkit_erap.pretraining import (
@@ -166,7 +167,7 @@ def test_aware_pretraining_saves_a_generator_with_control_tokens(aware_run):
     assert result.labelled == {"equivalence": 24, "forward": 12, "reverse": 4, "contradiction": 0, "neutral": 4, "invalid": 4}
     assert result.dropped == 8 and result.balance_target == 12
     assert result.balanced == {"equivalence": 12, "forward": 12, "reverse": 12} and result.examples == 36
-    assert result.steps == 4 and len(result.losses) == 2
+    assert result.steps == 4 and len(result.losses) == 3  # step 1, then every 2
     assert (out / "model.safetensors").is_file()
     record = json.loads((out / "augkit-training.json").read_text())
     assert record["relations_before_balancing"]["neutral"] == 4 and record["relations_after_balancing"]["reverse"] == 12
@@ -275,6 +276,36 @@ def test_the_rl_stage_fine_tunes_the_pretrained_generator(aware_run, labelled_ta
     assert f"augkit train erap: rl of {pretrained_generator}: 10 (text, relation) examples; 2 rows with a divergent" in err
     assert "adversary none" in err and "1 optimisation steps" in err and f"generator saved to {out}" in err
     assert (out / "model.safetensors").is_file()
+    # 10 examples in batches of 2: one step is 0.2 of an epoch, and one mean reward tells no trend
+    assert re.search(r"; 0\.20 epochs; mean reward -?[\d.]+ \(step 1\), best -?[\d.]+ \(step 1\), last -?[\d.]+ \(step 1\)", err), err
+    assert "augkit train erap: warning: the run ended after 0.20 of an epoch (stopped by --max-steps)" in err
+    assert "augkit train erap: warning: only one mean reward was logged" in err and "whether it rose cannot be told" in err
+    progress = json.loads((out / "augkit-training.json").read_text())["progress"]
+    assert progress["measure"] == "mean reward" and progress["epochs"] == 0.2 and len(progress["warnings"]) == 2
+
+
+@pytest.mark.slow
+def test_a_short_pretraining_whose_loss_did_not_fall_warns_and_the_erap_method_warns_once(shared_data, tiny_t5, tmp_path,
+                                                                                         train_erap, capsys):
+    """Both warnings, caused: --max-steps under one epoch, a learning rate too low to move the
+    loss; on Quora pairs no other test trains on (the dev file), without relations (unaware)."""
+    folder = shared_data / "quora_pairs" / "paragen" / "commit_bd93576"
+    out = tmp_path / "flat"
+    code = train_erap("--unaware", "--pairs", folder / "dev.q1", folder / "dev.q2", "--limit", "40", "-m", tiny_t5, "-o", out,
+                      "--max-steps", "3", "--batch-size", "8", "--gradient-accumulation", "1", "--logging-steps", "1",
+                      "--max-length", "24", "--learning-rate", "1e-12", "--no-progress")
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert re.search(r"3 optimisation steps in [\d.]+ s; 0\.60 epochs; loss [\d.]+ \(step 1\)", err), err
+    warned = [line.split("warning: ", 1)[1] for line in err.splitlines() if line.startswith("augkit train erap: warning: ")]
+    assert [w.split(":")[0] for w in warned] == ["the run ended after 0.60 of an epoch (stopped by --max-steps)",
+                                                 "the loss did not fall"]
+    assert json.loads((out / "augkit-training.json").read_text())["progress"]["warnings"] == warned
+    with pytest.warns(RuntimeWarning) as caught:
+        for _ in range(2):
+            augkit.Pipeline.from_string("erap", {"generator": str(out)})
+    told = [str(w.message) for w in caught if "was trained with warnings" in str(w.message)]
+    assert len(told) == 1 and told[0].startswith(f"augkit: erap: the model {out.resolve()} was trained with warnings")
 
 
 def test_the_command_module_loads_no_model_library(loaded_by_import):

@@ -112,6 +112,9 @@ class Seq2SeqParaphraser:
         _check_forbid_options(forbid_source_unigrams, forbid_probability)
         self.model = str(model)
         self.name = self.model
+        from augkit.plugin import warn_if_trained_with_warnings
+
+        warn_if_trained_with_warnings(self.model, method="faq")  # a folder of `augkit train paraphraser`
         self.top_k = top_k
         self.top_p = float(top_p)
         self.max_length = max_length

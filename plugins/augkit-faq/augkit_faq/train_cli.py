@@ -13,7 +13,7 @@ import sys
 import time
 from dataclasses import fields
 
-from augkit.plugin import add_settings_options, settings_given
+from augkit.plugin import add_settings_options, say_progress, settings_given
 
 from augkit_faq.training import DEFAULT_BASE_MODEL, NO_PRESET, PRESETS, TrainingPreset, TrainingSettings
 
@@ -106,14 +106,13 @@ def run(args: argparse.Namespace) -> int:
     result = train_paraphraser(read.pairs, args.output, model=model, settings=settings, resume=args.resume,
                                device=args.device, progress=progress, preset=args.preset)
     seconds = time.perf_counter() - started
-    losses = result.losses
-    moved = f"; loss {losses[0][1]:.3f} (step {losses[0][0]}) -> {losses[-1][1]:.3f} (step {losses[-1][0]})" if losses else ""
     resumed = f", resumed from {result.resumed_from}" if result.resumed_from else ""
     recipe = f" (preset {args.preset})" if args.preset else ""
-    print(f"augkit train paraphraser{recipe}: {result.pairs} pairs, {result.steps} optimisation steps in {seconds:.1f} s{resumed}{moved}",
-          file=sys.stderr)
+    print(f"augkit train paraphraser{recipe}: {result.pairs} pairs, {result.steps} optimisation steps in {seconds:.1f} s{resumed}; "
+          f"{result.progress.summary()}", file=sys.stderr)
     if result.eval_loss is not None:
         print(f"  held-out loss {result.eval_loss:.3f}", file=sys.stderr)
     print(f"  model saved to {result.output_dir}; use it with: augkit faq FAQ -q Q -a A --generator {result.output_dir} -o OUT",
           file=sys.stderr)
+    say_progress("augkit train paraphraser", result.progress)
     return 0

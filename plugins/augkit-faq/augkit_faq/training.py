@@ -116,7 +116,8 @@ class PairsRead:
 
 @dataclass
 class TrainingResult:
-    """What a run did: where the model is, optimisation steps, logged losses."""
+    """What a run did: where the model is, optimisation steps, logged losses, and ``progress``
+    (epochs done, first, best and last loss, and its warnings)."""
 
     output_dir: Path
     base_model: str
@@ -125,6 +126,7 @@ class TrainingResult:
     losses: list[tuple[int, float]] = field(default_factory=list)
     eval_loss: float | None = None
     resumed_from: str | None = None
+    progress: Any = None
 
 
 def read_pairs(
@@ -182,7 +184,15 @@ def train_paraphraser(
     settings expected); without it, a folder that already holds checkpoints is refused
     rather than mixed with a new run, and so is a folder another run is training in.
     """
-    from augkit.plugin import import_trainer, load_for_training, logged_losses, training_arguments, training_folder
+    from augkit.plugin import (
+        ending_log_callback,
+        import_trainer,
+        load_for_training,
+        logged_losses,
+        trainer_progress,
+        training_arguments,
+        training_folder,
+    )
 
     settings = settings or TrainingSettings()
     settings.check()
@@ -198,7 +208,7 @@ def train_paraphraser(
         trainer = transformers.Seq2SeqTrainer(
             model=network, args=arguments, train_dataset=train, eval_dataset=evaluation,
             data_collator=transformers.DataCollatorForSeq2Seq(tokenizer, model=network, label_pad_token_id=-100),
-            processing_class=tokenizer,
+            processing_class=tokenizer, callbacks=[ending_log_callback()],
         )
         trainer.train(resume_from_checkpoint=resume_from)
         trainer.save_model(str(output))
@@ -208,6 +218,7 @@ def train_paraphraser(
             losses=logged_losses(trainer.state.log_history),
             eval_loss=next((float(e["eval_loss"]) for e in reversed(trainer.state.log_history) if "eval_loss" in e), None),
             resumed_from=Path(resume_from).name if resume_from else None,
+            progress=trainer_progress(trainer.state, settings=settings),
         )
         _write_record(output, result, settings, preset)
     return result
@@ -240,7 +251,7 @@ def _write_record(output: Path, result: TrainingResult, settings: TrainingSettin
     write_training_record(output, {
         "base_model": result.base_model, "preset": preset, "pairs": result.pairs, "steps": result.steps,
         "losses": result.losses, "eval_loss": result.eval_loss, "resumed_from": result.resumed_from,
-        "settings": asdict(settings), "prompt": paraphrase_prompt("<sentence>"),
+        "progress": result.progress.as_record(), "settings": asdict(settings), "prompt": paraphrase_prompt("<sentence>"),
     })
 
 

@@ -1,11 +1,14 @@
 """``augkit train paraphraser`` on a tiny random T5 and a slice of the Quora pairs: the loss
 falls, the saved folder is a model the FAQ generator loads, a run resumes from its checkpoint,
-the thesis' hyper-parameters are the defaults, and bad input is named."""
+the thesis' hyper-parameters are the defaults, bad input is named, and a run that ended before
+one epoch or whose loss did not fall says so, records it, and is warned of when augmenting."""
 
 from __future__ import annotations
 
 import json
+import re
 
+import pandas as pd
 import pytest
 
 from augkit.cli import main
@@ -28,7 +31,7 @@ def test_the_defaults_are_the_thesis_hyper_parameters():
 def test_loss_falls_and_the_saved_model_paraphrases(tmp_path, quora_pairs, tiny_t5):
     out = tmp_path / "paraphraser"
     result = train_paraphraser(quora_pairs, out, model=str(tiny_t5), settings=TrainingSettings(max_steps=40, **FAST), progress=False)
-    assert result.steps == 40 and len(result.losses) == 8
+    assert result.steps == 40 and len(result.losses) == 9  # step 1, then every 5
     first, last = [loss for _, loss in result.losses[:2]], [loss for _, loss in result.losses[-2:]]
     assert sum(last) / 2 < sum(first) / 2 - 0.3
     assert (out / "model.safetensors").is_file() and (out / "config.json").is_file()
@@ -56,8 +59,8 @@ def test_a_run_resumes_from_its_newest_checkpoint(tmp_path, quora_pairs, tiny_t5
     second = train_paraphraser(quora_pairs, out, model=str(tiny_t5), settings=TrainingSettings(max_steps=20, save_steps=5, **FAST),
                                resume=True, progress=False)
     assert second.resumed_from == "checkpoint-10" and second.steps == 20
-    assert [step for step, _ in second.losses] == [5, 10, 15, 20]  # the history of the first run carried on
-    assert second.losses[:2] == first.losses
+    assert [step for step, _ in second.losses] == [1, 5, 10, 15, 20]  # the history of the first run carried on
+    assert second.losses[:3] == first.losses
 
 
 def test_the_command_trains_from_a_table(tmp_path, quora_pairs, tiny_t5, capsys):
@@ -112,3 +115,32 @@ def test_bad_arguments_exit_2(tmp_path, quora_pairs, capsys):
     with pytest.raises(SystemExit):
         main(["train", "paraphraser", "-o", str(tmp_path / "o")])  # neither --pairs nor --table
     assert "one of the arguments --pairs --table is required" in capsys.readouterr().err
+
+
+def test_a_short_run_whose_loss_did_not_fall_warns_records_and_is_warned_of_once_at_augmenting(tmp_path, shared_data, tiny_t5,
+                                                                                                capsys):
+    """Both warnings of every ``augkit train`` target, caused: --max-steps under one epoch and a
+    learning rate too low to move the loss; on Quora pairs no other test trains on (the dev file)."""
+    folder = shared_data / "quora_pairs" / "paragen" / "commit_bd93576"
+    out = tmp_path / "flat"
+    code = main(["train", "paraphraser", "--pairs", str(folder / "dev.q1"), str(folder / "dev.q2"), "-m", str(tiny_t5),
+                 "-o", str(out), "--limit", "40", "--max-steps", "3", "--batch-size", "8", "--gradient-accumulation", "1",
+                 "--logging-steps", "1", "--max-length", "24", "--learning-rate", "1e-12", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert re.search(r"40 pairs, 3 optimisation steps in [\d.]+ s; 0\.60 epochs; loss [\d.]+ \(step 1\), best [\d.]+ "
+                     r"\(step \d\), last [\d.]+ \(step 3\)", err), err
+    warned = [line.split("warning: ", 1)[1] for line in err.splitlines() if line.startswith("augkit train paraphraser: warning: ")]
+    assert len(warned) == 2
+    assert warned[0].startswith("the run ended after 0.60 of an epoch (stopped by --max-steps)")
+    assert warned[1].startswith("the loss did not fall: ")
+    assert json.loads((out / "augkit-training.json").read_text())["progress"]["warnings"] == warned
+    rows = tmp_path / "rows.csv"
+    lines = (shared_data / "clinc150" / "jianguoz" / "valid" / "seq.in").read_text().splitlines()[7:1000:250]
+    pd.DataFrame({"text": lines}).to_csv(rows, index=False)
+    code = main(["augment", str(rows), "-m", "faq", "-p", f"generator={out}", "-p", "max_length=8", "-p", "device=cpu",
+                 "-n", "1", "--seed", "0", "--batch-size", "2", "--no-progress", "-o", str(tmp_path / "out.csv")])
+    err = capsys.readouterr().err
+    told = [line for line in err.splitlines() if "was trained with warnings" in line]
+    assert len(told) == 1 and told[0].startswith(f"augkit: warning: faq: the model {out.resolve()} was trained with warnings")
+    assert "ended after 0.60 of an epoch" in told[0] and "the loss did not fall" in told[0]

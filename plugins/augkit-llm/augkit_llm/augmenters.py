@@ -5,7 +5,14 @@ examples of the row's label shown some of that label's examples (Sahu et al. 202
 
 Every request carries a seed drawn from the row's seed (servers that honour ``seed`` then
 answer the same), and goes through a disk cache keyed by server, model, prompt, sampling
-settings and seed, so a re-run or ``--resume`` costs nothing and gives the same rows.
+settings and seed, so a re-run or ``--resume`` costs nothing and gives the same rows. A reply
+that holds no usable text (no JSON list, an empty one, cut off) is not served from the cache
+unless ``cache_unusable`` says so: a re-run asks for it again.
+
+A row without a usable reply (that reply, or a request that failed after its retries) is a
+failed row (:attr:`augkit.GeneratedRow.failed`): ``strict`` stops the run on it, and a run in
+which every row failed raises (the command line exits 1). A usable reply whose texts all
+repeat the source is not a failure: the row got an answer, with nothing new in it.
 """
 
 from __future__ import annotations
@@ -37,6 +44,8 @@ logger = logging.getLogger("augkit")
 SAME_TEXT = ExactDuplicateFilter(ignore_case=True, ignore_final_punctuation=True)
 #: Seeds sent to servers: 31 bits, which every server's seed field accepts.
 SEED_BITS = 31
+#: Why a row whose reply was usable got nothing: not a failure (the model answered).
+ALL_REPEATS = "every text in the reply repeats the source or an earlier one"
 
 
 class _ChatMethod(Augmenter):
@@ -49,7 +58,8 @@ class _ChatMethod(Augmenter):
 
     def __init__(self, base_url: str, model: str, api_key_env: str, temperature: float, top_p: float,
                  max_tokens: int, send_seed: bool, concurrency: int, timeout: float, max_retries: int,
-                 cache: bool, cache_dir: str | None, prompt_price: float | None, completion_price: float | None):
+                 cache: bool, cache_dir: str | None, prompt_price: float | None, completion_price: float | None,
+                 cache_unusable: bool):
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
             raise InvalidParameterError(f"base_url must be the server's http(s) URL, e.g. http://127.0.0.1:8000/v1; got {base_url!r}")
         if not isinstance(model, str) or not model.strip():
@@ -72,6 +82,7 @@ class _ChatMethod(Augmenter):
         self.max_retries = check_int("max_retries", max_retries, minimum=0)
         self.cache = bool(cache)
         self.cache_dir = cache_dir
+        self.cache_unusable = bool(cache_unusable)
         self.prompt_price = prompt_price
         self.completion_price = completion_price
         self._client: Any = None
@@ -108,7 +119,7 @@ class _ChatMethod(Augmenter):
                         seed=rng.getrandbits(SEED_BITS) if self.send_seed else None)
             for m, rng in zip(messages, rngs, strict=True)
         ]
-        results = self.client.complete(requests)
+        results = self.client.complete(requests, usable=None if self.cache_unusable else _usable)
         problems: Counter = Counter()
         rows = []
         for source, result in zip(sources, results, strict=True):
@@ -118,11 +129,13 @@ class _ChatMethod(Augmenter):
             parsed = parse_texts(result.text) if result.text is not None else None
             problem = (result.problem or "no reply") if parsed is None else (parsed.problem if not parsed.texts else None)
             kept = _distinct(source, parsed.texts, n) if parsed is not None else []
-            if problem is None and not kept:
-                problem = "every text in the reply repeats the source or an earlier one"
             if problem:
                 problems[problem] += 1
-            rows.append(GeneratedRow(kept, reason=f"{self.name}: {problem}" if problem else None, usage=usage))
+                rows.append(GeneratedRow([], reason=f"{self.name}: {problem}", usage=usage, failed=True))
+            elif not kept:
+                rows.append(GeneratedRow([], reason=f"{self.name}: {ALL_REPEATS}", usage=usage))
+            else:
+                rows.append(GeneratedRow(kept, usage=usage))
         if problems:
             listing = "; ".join(f"{count} {problem}" for problem, count in problems.most_common())
             logger.warning("augkit %s: %d of %d rows got no usable reply (%s)", self.name, sum(problems.values()),
@@ -164,6 +177,11 @@ class LLMParaphrase(_ChatMethod):
     cache : bool
         Keep replies in a disk cache (server, model, prompt, sampling settings, seed) so a
         re-run costs nothing; False always asks the server.
+    cache_unusable : bool
+        Also serve from the cache replies that held no usable text (no JSON list, an empty
+        one, cut off), so a re-run repeats their failure without asking. Default False: such a
+        reply is asked for again (it stays in the cache, for inspection, until the new reply
+        replaces it).
     cache_dir : str, optional
         Where the cache lives (default ``$AUGKIT_CACHE_DIR/llm`` or ``~/.cache/augkit/llm``).
     prompt_price : float, optional
@@ -180,11 +198,11 @@ class LLMParaphrase(_ChatMethod):
 
     def __init__(self, base_url: str = "http://127.0.0.1:8000/v1", model: str = "default", api_key_env: str = "OPENAI_API_KEY",
                  temperature: float = 0.7, top_p: float = 1.0, max_tokens: int = 512, send_seed: bool = True, concurrency: int = 4,
-                 timeout: float = 60.0, max_retries: int = 5, cache: bool = True, cache_dir: str | None = None,
-                 prompt_price: float | None = None, completion_price: float | None = None,
+                 timeout: float = 60.0, max_retries: int = 5, cache: bool = True, cache_unusable: bool = False,
+                 cache_dir: str | None = None, prompt_price: float | None = None, completion_price: float | None = None,
                  system_prompt: str = PARAPHRASE_SYSTEM, user_prompt: str = PARAPHRASE_USER):
         super().__init__(base_url, model, api_key_env, temperature, top_p, max_tokens, send_seed, concurrency, timeout,
-                         max_retries, cache, cache_dir, prompt_price, completion_price)
+                         max_retries, cache, cache_dir, prompt_price, completion_price, cache_unusable)
         self.system_prompt = checked_template(system_prompt, PARAPHRASE_FIELDS, "system_prompt")
         self.user_prompt = checked_template(user_prompt, PARAPHRASE_FIELDS, "user_prompt")
 
@@ -223,11 +241,11 @@ class LLMGenerate(_ChatMethod):
 
     def __init__(self, base_url: str = "http://127.0.0.1:8000/v1", model: str = "default", api_key_env: str = "OPENAI_API_KEY",
                  temperature: float = 0.9, top_p: float = 1.0, max_tokens: int = 512, send_seed: bool = True, concurrency: int = 4,
-                 timeout: float = 60.0, max_retries: int = 5, cache: bool = True, cache_dir: str | None = None,
-                 prompt_price: float | None = None, completion_price: float | None = None, k: int = 5, avoid: int = 0,
-                 system_prompt: str = GENERATE_SYSTEM, user_prompt: str = GENERATE_USER):
+                 timeout: float = 60.0, max_retries: int = 5, cache: bool = True, cache_unusable: bool = False,
+                 cache_dir: str | None = None, prompt_price: float | None = None, completion_price: float | None = None,
+                 k: int = 5, avoid: int = 0, system_prompt: str = GENERATE_SYSTEM, user_prompt: str = GENERATE_USER):
         super().__init__(base_url, model, api_key_env, temperature, top_p, max_tokens, send_seed, concurrency, timeout,
-                         max_retries, cache, cache_dir, prompt_price, completion_price)
+                         max_retries, cache, cache_dir, prompt_price, completion_price, cache_unusable)
         self.k = check_int("k", k, minimum=1)
         self.avoid = check_int("avoid", avoid, minimum=0)
         self.system_prompt = checked_template(system_prompt, GENERATE_FIELDS, "system_prompt")
@@ -262,6 +280,13 @@ class LLMGenerate(_ChatMethod):
                       "avoid": AVOID_BLOCK.format(lines="\n".join(avoid_lines)) if avoid_lines else ""}
             messages.append((("system", render(self.system_prompt, **fields)), ("user", render(self.user_prompt, **fields))))
         return self._ask(texts, messages, n, rngs)
+
+
+def _usable(reply: str) -> bool:
+    """Whether a stored reply holds texts to use (what the cache may serve by default)."""
+    from augkit_llm.parsing import parse_texts
+
+    return bool(parse_texts(reply).texts)
 
 
 def _distinct(source: str, texts: Sequence[str], n: int) -> list[str]:

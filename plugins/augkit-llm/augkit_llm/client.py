@@ -29,7 +29,7 @@ import re
 import threading
 import time
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
@@ -189,7 +189,8 @@ class ChatClient:
     requests are retried up to ``max_retries`` times after ``initial_backoff`` doubling up to
     ``max_backoff`` seconds (with full jitter, or the server's Retry-After); ``concurrency``
     requests are in flight at most. With a ``cache``, answered requests are stored and a
-    repeated request is answered from it without contacting the server.
+    repeated request is answered from it without contacting the server (only when its stored
+    reply is one the caller can use, if :meth:`complete` is told how to tell).
     """
 
     def __init__(
@@ -251,8 +252,12 @@ class ChatClient:
         netloc = parts.netloc.rsplit("@", 1)
         return urllib.parse.urlunsplit(parts._replace(netloc=f"{parts.username}:***@{netloc[-1]}"))
 
-    def complete(self, requests: Sequence[ChatRequest]) -> list[ChatResult]:
+    def complete(self, requests: Sequence[ChatRequest], *, usable: Callable[[str], bool] | None = None) -> list[ChatResult]:
         """One :class:`ChatResult` per request, in the order given.
+
+        ``usable``: whether a stored reply's text is one the caller can use (parse); a stored
+        reply it refuses is not served but asked again, and the new reply replaces it in the
+        cache (until then it stays there, for inspection). None serves every stored reply.
 
         Raises :class:`ServerNotAvailableError` when no server answers at base_url after the
         retries (or it refuses the key) and :class:`UnknownModelError` when it does not serve
@@ -266,7 +271,7 @@ class ChatClient:
         pending = []
         for index, request in enumerate(requests):
             stored = self.cache.get(self.base_url, self.model, request) if self.cache is not None else None
-            if stored is None:
+            if stored is None or (usable is not None and not usable(stored.text)):
                 pending.append(index)
             else:
                 results[index] = ChatResult(stored.text, None, stored.prompt_tokens, stored.completion_tokens, cached=True, attempts=0)

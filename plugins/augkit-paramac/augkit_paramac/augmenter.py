@@ -148,6 +148,9 @@ class ParaMac(augkit.Augmenter):
         if not isinstance(substitute_nouns, bool):
             raise InvalidParameterError(f"paramac: substitute_nouns must be True or False, got {substitute_nouns!r}")
         self.generator = generator
+        from augkit.plugin import warn_if_trained_with_warnings
+
+        warn_if_trained_with_warnings(generator, method=self.name)  # e.g. `augkit train paraphraser --preset paramod`
         self.substitution_model = substitution_model
         self.semantic_model = semantic_model
         self.semantic_layer = semantic_layer

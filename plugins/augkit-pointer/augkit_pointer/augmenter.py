@@ -19,6 +19,7 @@ from augkit_pointer.insertion import (
     InsertionGenerator,
     InsertionSettings,
 )
+from augkit_pointer.keyword_augmentation import checked_synonym_source
 
 #: The insertion model by default. The public POINTER checkpoints (Zhang et al. 2020) are
 #: links to blob storage in dreasysnail/POINTER's README, not hub models (the author's request
@@ -41,8 +42,9 @@ class Pointer(augkit.Augmenter):
     Per sentence: ``keywords`` words scored by YAKE (segtok's words, stop words and
     duplicates out, chosen at random among the best by the row's generator; a final ``?``,
     ``!`` or ``.`` kept; the longest words for short sentences). Then ``n`` keyword lists:
-    each keyword swapped with another with probability ``p_shuf`` and replaced by a WordNet
-    synonym that fits the sentence with probability ``p_syn`` (verbs re-inflected). Each list
+    each keyword swapped with another with probability ``p_shuf`` and replaced with probability
+    ``p_syn`` by a synonym that fits the sentence (by default one augkit-eda's safe rule
+    accepts: the sentence's sense, same part of speech and form, a common word). Each list
     is grown into a sentence by the insertion model, stage by stage, every keyword kept whole
     and in order. Outputs are usually longer than the source (the paper's Table 2).
 
@@ -55,16 +57,24 @@ class Pointer(augkit.Augmenter):
     keywords : int
         Keywords per sentence (k). Default 3 (section 4.2).
     p_syn : float
-        Probability that a keyword is replaced by a synonym. Default 0.75 (section 4.2).
+        Probability that a keyword with a synonym is replaced by one. Default 0.75 (section
+        4.2); with the safe synonyms about one keyword in ten has one.
     p_shuf : float
         Probability that a keyword is swapped with another. Default 0.25 (section 4.2: best on
         Liu and Clinic150; 0.0 was best on BANKING77 and HWU64).
+    synonyms : str
+        Where synonyms come from: ``safe`` (default), those augkit-eda's safe rule accepts for
+        the keyword in its sentence (``EDA.synonyms_of``; no model); ``wordnet-ranked``, every
+        WordNet lemma name of its part of speech ranked in context by ``synonym_masked_lm`` or
+        ``synonym_encoder``, which lets wrong senses through ("weather" -> "atmospheric
+        condition", "restaurant" -> "eating house").
     synonym_masked_lm : str, optional
-        Masked LM ranking synonyms by their probability in the sentence; None (default): rank
-        them by sentence-embedding similarity with ``synonym_encoder``.
+        With ``synonyms=wordnet-ranked``: a masked LM ranking synonyms by their probability in
+        the sentence; None (default): rank them by sentence-embedding similarity with
+        ``synonym_encoder``.
     synonym_encoder : str
-        Sentence encoder ranking synonyms when no masked LM is given. Default the offline
-        all-MiniLM-L6-v2.
+        With ``synonyms=wordnet-ranked``: the sentence encoder ranking synonyms when no masked
+        LM is given. Default the offline all-MiniLM-L6-v2.
     max_stages : int
         Most insertion stages. Default 6 (POINTER's ``MAX_TURN``).
     do_sample : bool
@@ -99,6 +109,7 @@ class Pointer(augkit.Augmenter):
         keywords: int = PAPER_KEYWORDS,
         p_syn: float = PAPER_P_SYN,
         p_shuf: float = PAPER_P_SHUF,
+        synonyms: str = "safe",
         synonym_masked_lm: str | None = None,
         synonym_encoder: str = DEFAULT_SYNONYM_ENCODER,
         max_stages: int = MAX_STAGES,
@@ -127,6 +138,7 @@ class Pointer(augkit.Augmenter):
         self.keywords = keywords
         self.p_syn = float(p_syn)
         self.p_shuf = float(p_shuf)
+        self.synonyms = checked_synonym_source(synonyms)
         self.synonym_masked_lm = synonym_masked_lm
         self.synonym_encoder = synonym_encoder
         self.max_stages = max_stages
@@ -150,6 +162,9 @@ class Pointer(augkit.Augmenter):
             repetition_penalty=repetition_penalty, symbol_penalty=symbol_penalty,
         )
         self.settings.check()
+        from augkit.plugin import warn_if_trained_with_warnings
+
+        warn_if_trained_with_warnings(insertion_model, method=self.name)  # an under-trained folder of `augkit train pointer`
 
     def generator(self) -> InsertionGenerator:
         """The insertion decoder on the shared insertion model (loaded on first use)."""
@@ -171,7 +186,8 @@ class Pointer(augkit.Augmenter):
         from augkit_pointer.keywords import extract_keywords
 
         keywords = [extract_keywords(text, rng, k=self.keywords) for text, rng in zip(texts, rngs, strict=True)]
-        return KeywordAugmenter(self._synonym_ranker(), p_syn=self.p_syn, p_shuf=self.p_shuf).augment(texts, keywords, n, rngs)
+        ranker = self._synonym_ranker() if self.synonyms == "wordnet-ranked" else None
+        return KeywordAugmenter(ranker, p_syn=self.p_syn, p_shuf=self.p_shuf, synonyms=self.synonyms).augment(texts, keywords, n, rngs)
 
     def augment_batch(self, texts: list[str], n: int, rngs: list[random.Random], context: BatchContext) -> list[list[Candidate]]:
         lists = self.keyword_lists(texts, n, rngs)
@@ -192,3 +208,4 @@ class Pointer(augkit.Augmenter):
         if self.synonym_masked_lm is not None:
             return MaskedLMRanker(self.synonym_masked_lm, device=self.device)
         return EmbeddingRanker(self.synonym_encoder, device=self.device)
+

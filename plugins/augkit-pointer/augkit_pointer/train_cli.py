@@ -11,7 +11,7 @@ import argparse
 import sys
 from dataclasses import fields
 
-from augkit.plugin import add_settings_options, settings_given
+from augkit.plugin import add_settings_options, say_progress, settings_given
 
 from augkit_pointer.training import DEFAULT_BASE_MODEL, NEW_MODEL_SHAPES, PointerSettings
 
@@ -94,12 +94,12 @@ def run(args: argparse.Namespace) -> int:
     result = train_pointer(corpus.sentences, args.output, model=args.model or DEFAULT_BASE_MODEL, new_model=args.new_model,
                            settings=settings, resume=args.resume, device=args.device, progress=progress)
     start = f"new {result.new_model} BERT" if result.new_model else result.base_model
-    losses = result.losses
-    moved = f"; loss {losses[0][1]:.3f} (step {losses[0][0]}) -> {losses[-1][1]:.3f} (step {losses[-1][0]})" if losses else ""
     resumed = f", resumed from {result.resumed_from}" if result.resumed_from else ""
     budget = " (stopped by --max-minutes; --resume continues)" if result.stopped_by_time_budget else ""
     skipped = f" ({result.skipped_too_long} longer than --max-length skipped)" if result.skipped_too_long else ""
     print(f"augkit train pointer: {start}, {result.sentences} sentences{skipped} -> {result.examples} examples, "
-          f"{result.steps} optimisation steps in {result.seconds:.1f} s{resumed}{budget}{moved}", file=sys.stderr)
+          f"{result.steps} optimisation steps in {result.seconds:.1f} s{resumed}{budget}; {result.progress.summary()}",
+          file=sys.stderr)
     print(f"  model saved to {result.output_dir} (a BERT masked LM whose vocabulary has [NOI])", file=sys.stderr)
+    say_progress("augkit train pointer", result.progress)
     return 0

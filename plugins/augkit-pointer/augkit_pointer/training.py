@@ -152,7 +152,8 @@ class StagedCorpus:
 
 @dataclass
 class PointerTrainingResult:
-    """What a run did: where the model is, what it was trained on and how the loss moved."""
+    """What a run did: where the model is, what it was trained on, how far it got and how the
+    loss moved (``progress``: epochs, first, best and last loss, and its warnings)."""
 
     output_dir: Path
     base_model: str | None
@@ -165,6 +166,7 @@ class PointerTrainingResult:
     stopped_by_time_budget: bool = False
     seconds: float = 0.0
     skipped_too_long: int = 0
+    progress: Any = None
 
 
 def new_model_shape(name: str) -> BertShape:
@@ -257,7 +259,15 @@ def train_pointer(
     checkpoint in ``output_dir`` (same sentences and settings expected); without it a folder
     holding checkpoints is refused, as is a folder another run is training in.
     """
-    from augkit.plugin import import_trainer, logged_losses, time_budget_callback, training_arguments, training_folder
+    from augkit.plugin import (
+        ending_log_callback,
+        import_trainer,
+        logged_losses,
+        time_budget_callback,
+        trainer_progress,
+        training_arguments,
+        training_folder,
+    )
 
     started = time.monotonic()
     settings = settings or PointerSettings()
@@ -283,7 +293,7 @@ def train_pointer(
             train_dataset=[example_features(example, tokenizer) for example in staged.examples],
             data_collator=transformers.DataCollatorForTokenClassification(tokenizer, label_pad_token_id=IGNORED_LABEL),
             processing_class=tokenizer,
-            callbacks=[budget] if budget else None,
+            callbacks=[*([budget] if budget else []), ending_log_callback()],
         )
         trainer.train(resume_from_checkpoint=resume_from)
         trainer.save_model(str(output))
@@ -293,7 +303,7 @@ def train_pointer(
             sentences=staged.sentences, examples=len(staged.examples), steps=trainer.state.global_step,
             losses=logged_losses(trainer.state.log_history), resumed_from=Path(resume_from).name if resume_from else None,
             stopped_by_time_budget=bool(budget and budget.stopped), seconds=round(time.monotonic() - started, 1),
-            skipped_too_long=staged.too_long,
+            skipped_too_long=staged.too_long, progress=trainer_progress(trainer.state, settings=settings, budget=budget),
         )
         _write_record(output, result, settings, staged, importance, shape, noi_id)
     return result
@@ -367,6 +377,7 @@ def _write_record(output: Path, result: PointerTrainingResult, settings: Pointer
         "losses": result.losses,
         "resumed_from": result.resumed_from,
         "stopped_by_time_budget": result.stopped_by_time_budget,
+        "progress": result.progress.as_record(),
         "seconds": result.seconds,
         "settings": asdict(settings),
     })

@@ -1,6 +1,8 @@
 """Keyword augmentation as Chevasson et al. (2023, section 3.3) describe it: swaps with
 probability p_shuf, then WordNet synonyms that fit the sentence with probability p_syn,
-verbs re-inflected; m lists per source, from the row's generator alone, whatever the batch."""
+verbs re-inflected; m lists per source, from the row's generator alone, whatever the batch.
+These tests rank WordNet's candidates (``synonyms="wordnet-ranked"``); the default, safe,
+source is tested in test_safe_keyword_synonyms.py."""
 
 from __future__ import annotations
 
@@ -21,6 +23,9 @@ from augkit_pointer.keyword_augmentation import (
     synonym_candidates,
 )
 from augkit_pointer.keywords import Keyword, extract_keywords
+
+#: The source these tests rank: every WordNet lemma name, ranked in context (``synonyms=``).
+RANKED = "wordnet-ranked"
 
 
 class RefusingRanker:
@@ -95,13 +100,13 @@ def shares_a_synset(word: str, candidate: str) -> bool:
 
 def test_without_swaps_or_synonyms_the_keywords_come_back_m_times(rows):
     texts, keywords = rows
-    lists = KeywordAugmenter(RefusingRanker(), p_syn=0.0, p_shuf=0.0).augment(texts, keywords, 5, rngs(len(texts)))
+    lists = KeywordAugmenter(RefusingRanker(), synonyms=RANKED, p_syn=0.0, p_shuf=0.0).augment(texts, keywords, 5, rngs(len(texts)))
     assert lists == [[[k.text for k in row]] * 5 for row in keywords]
 
 
 def test_p_shuf_1_permutes_the_keywords_and_keeps_the_final_mark_last(rows):
     texts, keywords = rows
-    lists = KeywordAugmenter(RefusingRanker(), p_syn=0.0, p_shuf=1.0).augment(texts, keywords, 5, rngs(len(texts)))
+    lists = KeywordAugmenter(RefusingRanker(), synonyms=RANKED, p_syn=0.0, p_shuf=1.0).augment(texts, keywords, 5, rngs(len(texts)))
     moved = 0
     for row, row_lists in zip(keywords, lists):
         original = [k.text for k in row]
@@ -115,7 +120,7 @@ def test_p_shuf_1_permutes_the_keywords_and_keeps_the_final_mark_last(rows):
 
 def test_p_shuf_0_keeps_the_order_and_synonyms_replace_in_place(rows, minilm_ranker):
     texts, keywords = rows
-    lists = KeywordAugmenter(minilm_ranker, p_syn=1.0, p_shuf=0.0).augment(texts, keywords, 3, rngs(len(texts)))
+    lists = KeywordAugmenter(minilm_ranker, synonyms=RANKED, p_syn=1.0, p_shuf=0.0).augment(texts, keywords, 3, rngs(len(texts)))
     replaced = 0
     for row, row_lists in zip(keywords, lists):
         for words in row_lists:
@@ -130,7 +135,7 @@ def test_p_shuf_0_keeps_the_order_and_synonyms_replace_in_place(rows, minilm_ran
 def test_synonyms_are_never_the_word_itself_nor_an_antonym(rows, minilm_ranker):
     texts, keywords = rows
     lexicon = default_lexicon()
-    pools = KeywordAugmenter(minilm_ranker, p_syn=1.0).synonyms(texts, keywords)
+    pools = KeywordAugmenter(minilm_ranker, synonyms=RANKED, p_syn=1.0).synonyms(texts, keywords)
     for row, row_pools in zip(keywords, pools):
         for keyword, pool in zip(row, row_pools):
             for synonym in pool:
@@ -159,7 +164,7 @@ def test_a_cancelled_card_gets_a_past_participle(minilm_ranker):
     text = "My card was cancelled yesterday!"
     keywords = [extract_keywords(text, random.Random(0))]
     assert [k.text for k in keywords[0]] == ["card", "cancelled", "yesterday", "!"]
-    lists = KeywordAugmenter(minilm_ranker, p_syn=1.0, p_shuf=0.0).augment([text], keywords, 5, rngs(1))
+    lists = KeywordAugmenter(minilm_ranker, synonyms=RANKED, p_syn=1.0, p_shuf=0.0).augment([text], keywords, 5, rngs(1))
     assert {words[1] for words in lists[0]} == {"called off"}
 
 
@@ -167,7 +172,7 @@ def test_negations_names_stop_words_and_the_final_mark_are_never_replaced(tiny_r
     text = "I did not get my Apple Pay refund, is it lost?"
     keywords = [[Keyword("not", 6, 9), Keyword("Apple Pay", 17, 26), Keyword("refund", 27, 33), Keyword("is", 35, 37),
                  Keyword("lost", 41, 45), Keyword("?", 45, 46)]]
-    lists = KeywordAugmenter(tiny_ranker, p_syn=1.0, p_shuf=0.0).augment([text], keywords, 5, rngs(1))
+    lists = KeywordAugmenter(tiny_ranker, synonyms=RANKED, p_syn=1.0, p_shuf=0.0).augment([text], keywords, 5, rngs(1))
     for words in lists[0]:
         assert words[:2] == ["not", "Apple Pay"] and words[3] == "is" and words[5] == "?"
         assert words[2] != "refund" and words[4] != "lost"  # the rest is replaced when p_syn is 1
@@ -176,7 +181,7 @@ def test_negations_names_stop_words_and_the_final_mark_are_never_replaced(tiny_r
 def test_synonyms_are_given_out_in_turn_over_the_m_lists():
     text = "Why was my order cancelled?"
     keywords = [[Keyword("cancelled", 17, 26)]]
-    augmenter = KeywordAugmenter(EqualRanker(), p_syn=1.0, p_shuf=0.0)
+    augmenter = KeywordAugmenter(EqualRanker(), synonyms=RANKED, p_syn=1.0, p_shuf=0.0)
     assert augmenter.synonyms([text], keywords) == [[["called off", "scratched", "scrubbed"]]]  # WordNet's first sense
     lists = augmenter.augment([text], keywords, 3, rngs(1))
     assert sorted(words[0] for words in lists[0]) == ["called off", "scratched", "scrubbed"]
@@ -185,10 +190,10 @@ def test_synonyms_are_given_out_in_turn_over_the_m_lists():
 def test_all_rows_are_ranked_in_one_call(rows, tiny_masked_lm):
     texts, keywords = rows
     counting = CountingMaskedLM(load_masked_lm(tiny_masked_lm, device="cpu"))
-    KeywordAugmenter(MaskedLMRanker(counting), p_syn=0.75).augment(texts, keywords, 5, rngs(len(texts)))
+    KeywordAugmenter(MaskedLMRanker(counting), synonyms=RANKED, p_syn=0.75).augment(texts, keywords, 5, rngs(len(texts)))
     assert counting.calls == 1
     ranker = EqualRanker()
-    KeywordAugmenter(ranker).augment(texts, keywords, 5, rngs(len(texts)))
+    KeywordAugmenter(ranker, synonyms=RANKED).augment(texts, keywords, 5, rngs(len(texts)))
     assert ranker.calls == 1
 
 
@@ -204,7 +209,7 @@ def test_masked_lm_scores_are_log_probabilities_of_each_candidate(tiny_ranker):
 @pytest.mark.parametrize("ranker_name", ["tiny_ranker", "minilm_ranker"])
 def test_rows_get_the_same_lists_alone_or_in_any_batch(rows, ranker_name, request):
     texts, keywords = rows[0][:16], rows[1][:16]
-    augmenter = KeywordAugmenter(request.getfixturevalue(ranker_name), p_syn=0.75, p_shuf=0.25)
+    augmenter = KeywordAugmenter(request.getfixturevalue(ranker_name), synonyms=RANKED, p_syn=0.75, p_shuf=0.25)
     together = augmenter.augment(texts, keywords, 5, rngs(len(texts)))
     alone = [augmenter.augment([text], [row], 5, [random.Random(index)])[0]
              for index, (text, row) in enumerate(zip(texts, keywords))]
@@ -215,7 +220,7 @@ def test_rows_get_the_same_lists_alone_or_in_any_batch(rows, ranker_name, reques
 
 def test_the_same_generators_give_the_same_lists_and_others_differ(rows, tiny_ranker):
     texts, keywords = rows
-    augmenter = KeywordAugmenter(tiny_ranker, p_syn=0.75, p_shuf=0.25)
+    augmenter = KeywordAugmenter(tiny_ranker, synonyms=RANKED, p_syn=0.75, p_shuf=0.25)
     random.seed(99)
     state = random.getstate()
     first = augmenter.augment(texts, keywords, 5, rngs(len(texts)))
@@ -238,7 +243,7 @@ def test_bad_parameters_are_rejected(rows):
         EmbeddingRanker(min_share=2)
     with pytest.raises(InvalidParameterError, match="min_logprob"):
         MaskedLMRanker(min_logprob=1.0)
-    augmenter = KeywordAugmenter(RefusingRanker(), p_syn=0.0)
+    augmenter = KeywordAugmenter(RefusingRanker(), synonyms=RANKED, p_syn=0.0)
     with pytest.raises(InvalidParameterError, match="m must be an integer >= 1"):
         augmenter.augment(texts, keywords, 0, rngs(len(texts)))
     with pytest.raises(InvalidParameterError, match="one keyword list and one rng per text"):
@@ -260,4 +265,4 @@ def test_a_ranker_that_miscounts_is_reported(rows):
 
     texts, keywords = rows
     with pytest.raises(AugmenterOutputError, match="one per candidate"):
-        KeywordAugmenter(Miscounting()).synonyms(texts, keywords)
+        KeywordAugmenter(Miscounting(), synonyms=RANKED).synonyms(texts, keywords)

@@ -32,7 +32,7 @@ def test_loss_falls_and_the_folder_is_a_bert_with_noi(tmp_path, sentences):
 
     out = tmp_path / "pointer"
     result = train_pointer(sentences, out, new_model="tiny", settings=PointerSettings(max_steps=40, **FAST), progress=False)
-    assert result.steps == 40 and len(result.losses) == 8 and result.sentences == 160
+    assert result.steps == 40 and len(result.losses) == 9 and result.sentences == 160  # step 1, then every 5
     first, last = [loss for _, loss in result.losses[:2]], [loss for _, loss in result.losses[-2:]]
     assert sum(last) / 2 < sum(first) / 2 - 1.0
     assert (out / "model.safetensors").is_file() and not (out / "pytorch_model.bin").exists()
@@ -110,7 +110,7 @@ def test_a_run_resumes_from_its_newest_checkpoint(tmp_path, sentences):
     second = train_pointer(sentences, out, new_model="tiny", settings=PointerSettings(max_steps=20, save_steps=5, **FAST),
                            resume=True, progress=False)
     assert second.resumed_from == "checkpoint-10" and second.steps == 20
-    assert [step for step, _ in second.losses] == [5, 10, 15, 20] and second.losses[:2] == first.losses
+    assert [step for step, _ in second.losses] == [1, 5, 10, 15, 20] and second.losses[:3] == first.losses
     assert json.loads((out / "augkit-training.json").read_text())["resumed_from"] == "checkpoint-10"
 
 
@@ -118,7 +118,7 @@ def test_the_same_seed_gives_the_same_losses(tmp_path, sentences):
     settings = PointerSettings(max_steps=6, **{**FAST, "logging_steps": 2})
     runs = [train_pointer(sentences, tmp_path / name, new_model="tiny", settings=settings, progress=False).losses
             for name in ("a", "b")]
-    assert len(runs[0]) == 3 and runs[0] == runs[1]
+    assert len(runs[0]) == 4 and runs[0] == runs[1]
 
 
 def test_a_time_budget_stops_at_a_step_with_a_checkpoint_to_resume(tmp_path, sentences):
