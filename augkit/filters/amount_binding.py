@@ -83,6 +83,12 @@ class _Binder:
         self.tokens = tokens
         self.words_as_numbers = words_as_numbers
         self.used = [False] * len(pieces)
+        #: The pieces starting and ending at each token, so that looking around costs no scan.
+        self.by_start: dict[int, list[int]] = {}
+        self.by_end: dict[int, list[int]] = {}
+        for index, piece in enumerate(pieces):
+            self.by_start.setdefault(piece.start, []).append(index)
+            self.by_end.setdefault(piece.end, []).append(index)
 
     def bind(self) -> list[Piece]:
         groups = []
@@ -111,17 +117,11 @@ class _Binder:
 
     def starting_at(self, start: int, roles: tuple[str, ...]) -> int | None:
         """The unused piece of one of ``roles`` that starts at token ``start``."""
-        for index, piece in enumerate(self.pieces):
-            if not self.used[index] and piece.start == start and piece.role in roles:
-                return index
-        return None
+        return next((i for i in self.by_start.get(start, ()) if not self.used[i] and self.pieces[i].role in roles), None)
 
     def ending_at(self, end: int, roles: tuple[str, ...]) -> int | None:
         """The unused piece of one of ``roles`` that ends at token ``end``."""
-        for index, piece in enumerate(self.pieces):
-            if not self.used[index] and piece.end == end and piece.role in roles:
-                return index
-        return None
+        return next((i for i in self.by_end.get(end, ()) if not self.used[i] and self.pieces[i].role in roles), None)
 
     def group(self, members: list[int], key: str, unit: str = "", direction: str = "", counts: str = "", implicit: str = "",
               shared_unit: str = "") -> Piece:
@@ -240,8 +240,9 @@ class _Binder:
         an article a fraction counts through joins ``members`` ("half an hour")."""
         amount = self.pieces[index]
         if amount.end - amount.start > 1 and amount.role == AMOUNT:  # "an hour and a half", "21 weeks and a half"
-            for inner, piece in enumerate(self.pieces):
-                if not self.used[inner] and piece.role == UNIT and amount.start < piece.start and piece.end <= amount.end:
+            for position in range(amount.start + 1, amount.end):
+                inner = self.starting_at(position, (UNIT,))
+                if inner is not None and self.pieces[inner].end <= amount.end:
                     return inner, ""
         at = amount.end
         if amount.role == FRACTION:  # "half an hour", "half of a cup", "three quarters of an hour"

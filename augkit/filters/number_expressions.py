@@ -614,7 +614,8 @@ def _number_word_run(tokens: list[tuple[str, str]], start: int) -> list[str]:
     """The number words from ``start`` that make one number; [] if none does."""
     run: list[str] = []
     previous_class = None
-    for kind, word in tokens[start:]:
+    for index in range(start, len(tokens)):  # not tokens[start:]: no copy of the rest for every word
+        kind, word = tokens[index]
         word_class = _word_class(word) if kind == "word" else None
         if word_class is None or word_class not in _FOLLOWS[previous_class]:
             break
