@@ -151,6 +151,19 @@ def test_a_currency_or_article_said_on_one_side_only_is_no_change_unless_it_move
     assert kept(first, second), step.explain(first, second)
 
 
+def test_amounts_side_by_side_count_the_unit_after_them_but_a_pronoun_one_does_not(texts):
+    first = "Is this move of banning 500 & 1000 Rupee notes right ?"
+    second = "What are your views about governments decision to stop flow of 1000 and 500 rupee notes . ?"
+    assert f"{first} -> {second}" in texts["quora"]
+    step = NumbersFilter()
+    assert [(e.key, e.written) for e in step.clues(first)] == [("500 rupee", "500 (rupee)"), ("1000 rupee", "1000 rupee")]
+    assert kept(first, second), step.explain(first, second)
+    made_one = "Can you tell me how long it would take, to make a transfer from France? I made one 2 days ago and its not there yet."
+    assert made_one in texts["fixture"]
+    assert [e.written for e in step.clues(made_one) if names_a_number(e)] == ["one", "2 days ago"]  # the README's trap
+    assert step.explain("2 or 3 days ago", "3 or 2 days ago") == "number or time lost: '2 (days)', '3 days ago'; added: '3 (days)', '2 days ago'"
+
+
 def test_only_units_bind_not_counted_nouns_products_or_a_degree():
     step = NumbersFilter()
     text = "3 people and 2 cards pay 5 times 3 dollars, 2 times a day, with a degree in business"

@@ -40,7 +40,8 @@ CURRENCY = "(currency)"
 #: Highest day of a month.
 _LAST_DAY = 31
 #: Words between two amounts that count one unit ("500 and 1000 rupees", "2 or 3 days",
-#: "2 to 3 weeks"); "&", "-" and "," are no tokens ("500 & 1000 rupees", "2-3 days").
+#: "2 to 3 weeks"); "&", "-" and "," are no tokens, so two amounts in digits side by side
+#: count one unit too ("500 & 1000 rupees", "2-3 days").
 _CONNECTORS = frozenset({"and", "or", "to"})
 #: A year said with a date ("march 12, 2019"): four digits.
 _YEAR_DIGITS = 4
@@ -270,11 +271,16 @@ class _Binder:
         """The unit the amount after the one at ``index`` counts ("500 and 1000 rupees", "2
         or 3 days", "2-3 days", "1, 2 or 3 weeks"), and the word before it, or (None, "")."""
         amount = self.pieces[index]
-        following = self.starting_at(amount.end + (1 if self.word(amount.end) in _CONNECTORS else 0), (AMOUNT,))
-        if following is None:
-            return None, ""
+        connected = self.word(amount.end) in _CONNECTORS
+        following = self.starting_at(amount.end + (1 if connected else 0), (AMOUNT,))
+        if following is None or not (connected or self.in_digits(index) and self.in_digits(following)):
+            return None, ""  # "i made one 2 days ago": "one" counts no day
         unit, gap = self.unit_counted(following, [])
         return (unit, gap) if unit is not None else self.unit_of_the_next_amount(following)
+
+    def in_digits(self, index: int) -> bool:
+        """Whether the piece at ``index`` is written in digits ("500", not "one")."""
+        return all(kind == "number" for kind, _ in self.tokens[self.pieces[index].start:self.pieces[index].end])
 
     def names_the_next_amount(self, index: int) -> bool:
         """Whether the currency at ``index`` is a code written before the amount after it."""
