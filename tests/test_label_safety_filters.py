@@ -119,13 +119,14 @@ NUMBERS_CHANGED = [
     ("clinc150", "eda", "make a reservation at 5 pm today for 2 at olive garden", "make a reservation at 5 pm today for at olive garden"),
     ("banking77", "eda", "How do I transfer money between two of my accounts?", "How do I transfer money between deuce of my accounts?"),
     ("covidfaq", "eda", "What is the difference between COVID-19 and SARS-CoV-2?", "What the difference between and SARS-CoV-2?"),
+    # the amount carried away from its currency (issue 35): kept until amounts were bound to their unit
+    ("banking77", "eda", "Why did I get charged one pound seemingly randomly?", "Why did I get charged randomly pound seemingly one?"),
 ]
 NUMBERS_KEPT = [
     ("clinc150", "bt", "can you confirm i have a reservation at 5 pm on march 13th", "you can confirm that I have a booking at 17:00 on March 13"),
     ("clinc150", "bt", "i need to know today's date", "I need to know the date of today"),
     ("clinc150", "bt", "send bill a text for me and tell him i will be 30 minutes late", "send a text to me and tell you I'll be 30 minutes late"),
     ("banking77", "bt", "Why did I get charged one pound seemingly randomly?", "Why was I charged a pound apparently randomly?"),
-    ("banking77", "eda", "Why did I get charged one pound seemingly randomly?", "Why did I get charged randomly pound seemingly one?"),
     ("banking77", "eda", "How do I transfer money between two of my accounts?", "How do I transfer money between my of two accounts?"),
     ("clinc150", "eda", "how many days old are you", "how are days old many you"),
     ("clinc150", "eda", "tell me what day it is", "tell solar day me what day it is"),

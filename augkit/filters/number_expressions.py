@@ -1,10 +1,11 @@
 """Reading the numbers, dates and times of a text: what the ``numbers`` filter compares.
 
-:func:`read_expressions` turns "cold 21 weeks and a half from now" into three expressions:
-21.5 (written "21 weeks and a half"), the unit "week", and the direction "from now". Each has
-a canonical ``key`` (equal amounts said alike compare equal: "3pm" = "15:00", "a half" =
-"1/2" = "0.5", "in 3 days" = "3 days from now") and the text as ``written`` (what an
-explanation quotes).
+:func:`read_expressions` reads the pieces of a text ("21 weeks and a half" is 21.5, "weeks"
+a unit, "from now" a direction, "€" a currency) and binds those that make one expression
+(:mod:`augkit.filters.amount_binding`): "cold 21 weeks and a half from now" is one amount of
+time pointing ahead. Each expression has a canonical ``key`` (equal amounts said alike
+compare equal: "3pm" = "15:00", "a half" = "1/2" = "0.5", "in 3 days" = "3 days from now",
+"a week" = "7 days") and the text as ``written`` (what an explanation quotes).
 """
 
 from __future__ import annotations
@@ -12,9 +13,13 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Collection
-from decimal import Decimal
 from fractions import Fraction
 from typing import NamedTuple
+
+from augkit.filters.amount_binding import (
+    AMOUNT, COUNTED, CURRENCY, FRACTION, LEAD, MONTH, ORDINAL, OTHER, SINGLE, SYMBOL, TRAIL, UNIT, VAGUE, Piece, bind,
+)
+from augkit.filters.counted_units import SYMBOLS, TIME_GAP_WORDS, TIME_WORDS_NOT_COUNTED, TIMES, counted_unit, format_amount, is_amount
 
 _UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -116,12 +121,13 @@ _TIME_MODIFIERS = {
     "this": "this", "current": "this", "next": "next", "coming": "next", "following": "next",
     "last": "last", "past": "last", "previous": "last", "preceding": "last",
 }
-#: Vague amounts that a modifier may reach over ("the last few weeks" = "the past few weeks").
-_VAGUE_AMOUNTS = frozenset({"few", "several", "couple"})
-#: Hours that make a day ("within 24 hours" = "within a day").
-_HOURS_IN_A_DAY = "24"
-#: The time units (a unit named again adds no new time).
-UNIT_NAMES = frozenset(TIME_WORDS.values())
+#: Vague amounts: with a unit they are an amount ("a few days ago", "the last few weeks"),
+#: one amount however said ("a couple of weeks ago" -> "a few weeks ago" keeps it).
+_VAGUE_AMOUNTS = {"few": "few", "several": "few", "couple": "few"}
+#: "two in the morning" = "2am", "six in the evening" = "6pm".
+_PARTS_OF_THE_DAY = {"morning": "a", "afternoon": "p", "evening": "p"}
+#: Parts of a day a named day may take ("tomorrow morning", "yesterday evening").
+_PARTS_OF_DAY = frozenset({"morning", "afternoon", "evening", "night"})
 #: Deictic words: they name a day themselves and take no modifier.
 _DEICTIC = frozenset({"today", "tonight", "tomorrow", "yesterday"})
 #: Times said two ways, by canonical form.
@@ -136,15 +142,19 @@ FROM_NOW, AGO, WITHIN, LATER, EARLIER = "from now", "ago", "within", "later", "e
 #: English in 6 months"), or "the next 6 months": it equals each (see :func:`same_direction`).
 IN = "in"
 _DIRECTION_WORDS = {"later": LATER, "afterward": LATER, "afterwards": LATER, "earlier": EARLIER}
+#: "the day before yesterday" is 2 days ago, "the day after tomorrow" 2 days from now.
+_DAY_BEFORE = {"before": ("yesterday", AGO), "after": ("tomorrow", FROM_NOW)}
 #: How many words before "from now" its duration may start ("21 weeks and a half from now").
 _DURATION_REACH = 4
 
 _TOKEN = re.compile(
     r"(?P<ampm>(?<![\d.:])(?:\d{1,2}(?::\d{2})?\s*|[01]?\d[0-5]\d)[ap]\.?m\b\.?)"
     r"|(?P<clock>(?<![\d.:])\d{1,2}:\d{2}(?![\d:]))"
+    r"|(?P<date>(?<![\d/])\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})(?![\d/])|(?<![\d-])\d{4}-\d{1,2}-\d{1,2}(?![\d-]))"
     r"|(?P<fraction>(?<![\d/.,])\d{1,2}/\d{1,2}(?![\d/])|[\u00bc-\u00be\u2150-\u215e])"
     r"|(?P<number>\d+(?:[.,]\d+)*(?:(?:st|nd|rd|th|k)(?![a-z]))?)"
     r"|(?P<word>[a-z]+(?:['-][a-z]+)*)"
+    r"|(?P<symbol>[$\u20ac\u00a3\u00a5\u20b9\u20bd%])"
 )
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'"})
@@ -154,35 +164,40 @@ _SPLIT_PARTS = frozenset(NUMBER_WORDS) | frozenset(_DENOMINATORS) | frozenset(TI
 
 
 class Expression(NamedTuple):
-    """A number, date or time of a text: its canonical ``key``, the text as ``written``, and
-    for an article or the number 1 the word it ``counts`` ("pound" in "one pound")."""
+    """A number, date or time of a text: its canonical ``key``, the text as ``written``, for
+    an article or the number 1 the word it ``counts`` ("pound" in "one pound"), the ``unit``
+    it names ("day" in "2 days ago", "week" in "this week", "euro" in "€1"), the ``direction`` an
+    amount of time points ("ago", "in", "last", ...), and the key it has when its article or
+    currency is left out (``implicit``: "week ago" for "a week ago", "1000" for "1000 rupees")."""
 
     key: str
     written: str
     counts: str = ""
+    unit: str = ""
+    direction: str = ""
+    implicit: str = ""
 
 
 def read_expressions(text: str, *, words_as_numbers: bool = True, time_words: Collection[str] = frozenset(TIME_WORDS)) -> list[Expression]:
     """The number, date and time expressions of ``text``, in order (articles included: see
-    :data:`ARTICLE`).
+    :data:`ARTICLE`). An amount and the unit it counts are one expression, with the way a
+    duration points (see :mod:`augkit.filters.amount_binding`).
 
-    >>> [(e.key, e.written) for e in read_expressions("cold 21 weeks and a half from now")]
-    [('21.5', '21 weeks and a half'), ('week', 'weeks'), ('from now', 'from now')]
+    >>> [(e.key, e.written) for e in read_expressions("€1 fee 2 days ago, due the 8th of june")]
+    [('1 euro', '€1'), ('2 day ago', '2 days ago'), ('june 8', '8th of june')]
     """
     return _Reader(_tokens(text.lower().translate(_APOSTROPHES)), words_as_numbers, frozenset(time_words)).read()
 
 
 class _Reader:
     """One pass over a text's tokens, left to right, each reading step consuming the tokens
-    of the expression it recognises."""
+    of the piece it recognises; then the pieces that make one expression are bound."""
 
     def __init__(self, tokens: list[tuple[str, str]], words_as_numbers: bool, time_words: frozenset[str]):
         self.tokens = tokens
         self.words_as_numbers = words_as_numbers
         self.time_words = time_words
-        self.found: list[Expression] = []
-        #: Token span (start, end) of each expression of :attr:`found`.
-        self.spans: list[tuple[int, int]] = []
+        self.found: list[Piece] = []
         #: Where the last "in <duration>" ended: a "from now" right after it is the same direction.
         self.future_until: int | None = None
 
@@ -195,20 +210,24 @@ class _Reader:
             elif kind == "clock":
                 hours, minutes = written.split(":")
                 index = self.add(f"{int(hours)}:{minutes}", index, index + 1)
+            elif kind == "date":
+                index = self.add("/".join(str(int(part)) for part in re.split(r"[/-]", written)), index, index + 1)
+            elif kind == "symbol":
+                index = self.add(SYMBOLS[written], index, index + 1, role=SYMBOL)
             elif kind == "fraction":
                 index = self.digit_fraction(index)
             elif kind == "number":
                 index = self.digits(index)
             else:
                 index = self.word(index)
-        return self.found
+        bound = bind(self.found, self.tokens, self.words_as_numbers)
+        return [Expression(piece.key, piece.written, piece.counts, piece.unit, piece.direction, piece.implicit) for piece in bound]
 
     # helpers --------------------------------------------------------------------------------
 
-    def add(self, key: str, start: int, end: int, counts: str = "") -> int:
-        """Record the expression of tokens ``start:end`` under ``key``; return ``end``."""
-        self.found.append(Expression(key, " ".join(text for _, text in self.tokens[start:end]), counts))
-        self.spans.append((start, end))
+    def add(self, key: str, start: int, end: int, counts: str = "", role: str = OTHER, unit: str = "", direction: str = "") -> int:
+        """Record the piece of tokens ``start:end`` under ``key``; return ``end``."""
+        self.found.append(Piece(key, " ".join(text for _, text in self.tokens[start:end]), start, end, role, unit, direction, counts))
         return end
 
     def text(self, index: int) -> str:
@@ -221,6 +240,33 @@ class _Reader:
         """A time unit word such as "days" or "hour" (not a named day such as "today")."""
         word = self.text(index)
         return self.is_word(index) and word in self.time_words and word not in _DEICTIC
+
+    def duration_ends_at(self, index: int) -> bool:
+        """Whether a time unit ends just before ``index`` ("2 days|", "an hour and a half|")."""
+        if self.is_unit(index - 1):
+            return True
+        last = self.found[-1] if self.found else None
+        return bool(last and last.end == index and any(self.is_unit(i) for i in range(last.start, index)))
+
+    def is_counted_time(self, index: int) -> bool:
+        """A time unit that takes an amount ("days"; not "daily")."""
+        return self.is_unit(index) and self.text(index) not in TIME_WORDS_NOT_COUNTED
+
+    def counted_unit(self, index: int) -> str | None:
+        """The currency or unit of measure at ``index`` that an amount before it would count:
+        "dollars", "oz", "times" (but "5 times 3" is a product)."""
+        name = counted_unit(self.text(index)) if self.is_word(index) else None
+        if name == TIMES["times"] and (self.tokens[index + 1][0] == "number" if index + 1 < len(self.tokens) else False):
+            return None
+        if name == TIMES["times"] and self.text(index + 1) in NUMBER_WORDS:
+            return None
+        return name
+
+    def counts_a_unit(self, index: int) -> bool:
+        """Whether a unit an amount counts starts at ``index`` (or after a word such as "more")."""
+        if self.is_counted_time(index) or self.counted_unit(index):
+            return True
+        return self.text(index) in TIME_GAP_WORDS and self.is_counted_time(index + 1)
 
     def number_key(self, value: Fraction, written_in_words: str | None) -> str:
         """The key of an amount: its value, or (``words_as_numbers=False``) the words as written."""
@@ -240,6 +286,14 @@ class _Reader:
             return _DENOMINATORS[word] if self.text(index + 1) == "of" and not word.endswith("s") else None
         return _DENOMINATORS[word]
 
+    def hour_of_the_day(self, hour: int, start: int, end: int) -> int:
+        """"two in the morning" = "2am", "6 in the evening" = "6pm": the clock time read from
+        ``start`` (the hour ends at ``end``), or 0 when no part of the day follows."""
+        part = self.text(end + 2) if (self.text(end), self.text(end + 1)) == ("in", "the") else ""
+        if not 1 <= hour <= 12 or part not in _PARTS_OF_THE_DAY:
+            return 0
+        return self.add(_ampm_time(f"{hour}{_PARTS_OF_THE_DAY[part]}m"), start, end + 3)
+
     # digits ---------------------------------------------------------------------------------
 
     def digits(self, index: int) -> int:
@@ -247,9 +301,15 @@ class _Reader:
         key = canonical_digits(written)
         denominator = self.denominator(index + 1, "number")
         if denominator and key.isdigit() and 1 <= int(key) <= _LARGEST_NUMERATOR:  # "3 quarters"
-            return self.add(self.number_key(Fraction(int(key), denominator), None), index, index + 2)
+            value = Fraction(int(key), denominator)
+            return self.add(self.number_key(value, None), index, index + 2, role=_amount_role(value))
+        if key.isdigit() and not written[-1].isalpha():
+            clock = self.hour_of_the_day(int(key), index, index + 1)
+            if clock:
+                return clock
         counts = self.text(index + 1) if key == "1" and self.is_word(index + 1) else ""
-        return self.add(key, index, index + 1, counts)
+        ordinal = written[-1:].isalpha() and not written.endswith("k")  # "8th", not "15k"
+        return self.add(key, index, index + 1, counts, ORDINAL if ordinal else AMOUNT)
 
     def digit_fraction(self, index: int) -> int:
         written = self.tokens[index][1]
@@ -259,32 +319,31 @@ class _Reader:
             numerator, denominator = (int(part) for part in written.split("/"))
             if not (denominator in _DIGIT_DENOMINATORS and 0 < numerator < denominator):  # "2/20": a date, two numbers
                 for part in (numerator, denominator):
-                    self.found.append(Expression(str(part), str(part)))
-                    self.spans.append((index, index + 1))
+                    self.found.append(Piece(str(part), str(part), index, index + 1))
                 return index + 1
             value = Fraction(numerator, denominator)
-        if self.spans and self.spans[-1][1] == index and self.tokens[index - 1][0] == "number":  # "2 1/2", "2½"
+        if self.found and self.found[-1].end == index and self.tokens[index - 1][0] == "number":  # "2 1/2", "2½"
             return self.merge_fraction(len(self.found) - 1, value, index + 1)
-        return self.add(format_amount(value), index, index + 1)
+        return self.add(format_amount(value), index, index + 1, role=_amount_role(value))
 
     def merge_fraction(self, position: int, fraction: Fraction, end: int) -> int:
         """Add ``fraction`` to the amount at ``found[position]`` (a number, or an article: "an
         hour and a half" is 1.5 hours), which then spans up to ``end``."""
-        key = self.found[position].key
-        whole = Fraction(1) if key.startswith(ARTICLE) else Fraction(key)
-        start = self.spans[position][0]
-        written = " ".join(text for _, text in self.tokens[start:end])
-        in_words = written if any(kind == "word" for kind, _ in self.tokens[start:end]) else None
-        self.found[position] = Expression(self.number_key(whole + fraction, in_words), written)
-        self.spans[position] = (start, end)
+        piece = self.found[position]
+        whole = Fraction(1) if piece.key.startswith(ARTICLE) else Fraction(piece.key)
+        written = " ".join(text for _, text in self.tokens[piece.start:end])
+        in_words = written if any(kind == "word" for kind, _ in self.tokens[piece.start:end]) else None
+        value = whole + fraction
+        self.found[position] = Piece(self.number_key(value, in_words), written, piece.start, end, _amount_role(value))
         return end
 
     # words ----------------------------------------------------------------------------------
 
     def word(self, index: int) -> int:
-        """Read the expression (if any) that starts with the word at ``index``; return the
-        index after it."""
-        for step in (self.clock_phrase, self.fraction, self.and_fraction, self.number_words, self.direction):
+        """Read the piece (if any) that starts with the word at ``index``; return the index
+        after it."""
+        for step in (self.clock_phrase, self.fraction, self.and_fraction, self.vague_amount, self.number_words,
+                     self.direction, self.every):
             end = step(index)
             if end:
                 return end
@@ -311,14 +370,18 @@ class _Reader:
         word = self.text(index)
         if word in ARTICLES:
             denominator = self.denominator(index + 1, "article")
-            return self.add(self.number_key(Fraction(1, denominator), f"{word} {self.text(index + 1)}"), index, index + 2) if denominator else 0
+            if not denominator:
+                return 0
+            value = Fraction(1, denominator)
+            return self.add(self.number_key(value, f"{word} {self.text(index + 1)}"), index, index + 2, role=FRACTION)
         if word in _UNITS and 1 <= _UNITS[word] <= _LARGEST_NUMERATOR:
             denominator = self.denominator(index + 1, "number")
-            if denominator:
-                return self.add(self.number_key(Fraction(_UNITS[word], denominator), f"{word} {self.text(index + 1)}"), index, index + 2)
-            return 0
+            if not denominator:
+                return 0
+            value = Fraction(_UNITS[word], denominator)
+            return self.add(self.number_key(value, f"{word} {self.text(index + 1)}"), index, index + 2, role=_amount_role(value))
         denominator = self.denominator(index, "nothing")
-        return self.add(self.number_key(Fraction(1, denominator), word), index, index + 1) if denominator else 0
+        return self.add(self.number_key(Fraction(1, denominator), word), index, index + 1, role=FRACTION) if denominator else 0
 
     def and_fraction(self, index: int) -> int:
         """"two and a half", "21 weeks and a half", "an hour and a half": the fraction joins the
@@ -333,76 +396,109 @@ class _Reader:
         gap = 1 if fraction_at == index + 2 else 0
         for position in range(len(self.found) - 1, max(len(self.found) - 3, -1), -1):
             key = self.found[position].key
-            amount = key.startswith(ARTICLE) or _is_amount(key)
-            if amount and index - self.spans[position][1] <= gap:
+            amount = key.startswith(ARTICLE) or is_amount(key)
+            if amount and index - self.found[position].end <= gap:
                 return self.merge_fraction(position, Fraction(1, _DENOMINATORS[word]), fraction_at + 1)
         return 0
 
+    def vague_amount(self, index: int) -> int:
+        """"a few", "several", "a couple (of)" before the unit they count ("a few days ago",
+        "several times"); alone they are no amount ("a few of them")."""
+        start = index
+        if self.text(index) in ARTICLES and self.text(index + 1) in _VAGUE_AMOUNTS:
+            index += 1
+        word = self.text(index)
+        if word not in _VAGUE_AMOUNTS:
+            return 0
+        end = index + (2 if self.text(index + 1) == "of" else 1)
+        if not self.counts_a_unit(end):
+            return 0
+        return self.add(_VAGUE_AMOUNTS[word], start, end, role=VAGUE)
+
     def number_words(self, index: int) -> int:
-        if self.text(index) in _TIMES:
+        if self.text(index) in _TIMES:  # "twice" = "two times"
             value = _TIMES[self.text(index)]
-            return self.add(str(value) if self.words_as_numbers else self.text(index), index, index + 1)
+            return self.add(f"{value} {TIMES['times']}" if self.words_as_numbers else self.text(index), index, index + 1)
         run = _number_word_run(self.tokens, index)
-        if not run or (run == ["one"] and _one_is_pronoun(self.tokens, index)):
+        if not run or (run == ["one"] and _one_is_pronoun(self.tokens, index) and not self.counts_a_unit(index + 1)):
             return 0
         if run == ["second"] and index and self.tokens[index - 1][0] == "number" and "seconds" in self.time_words:
-            return self.add("second", index, index + 1)  # "a 30 second timer": the unit
+            return self.add("second", index, index + 1, role=UNIT, unit="second")  # "a 30 second timer": the unit
         written = " ".join(run)
         value = _number_value(run)
         end = index + len(run)
         if self.text(end) in _HALVES_OF_THE_DAY and 1 <= value <= 12:  # "ten pm"
             return self.add(_ampm_time(f"{value}{self.text(end)}"), index, end + 1)
+        clock = self.hour_of_the_day(value, index, end) if run[-1] not in _ORDINALS else 0
+        if clock:
+            return clock
         counts = self.text(end) if value == 1 and self.is_word(end) else ""
-        return self.add(str(value) if self.words_as_numbers else written, index, end, counts)
+        role = ORDINAL if run[-1] in _ORDINALS else AMOUNT
+        return self.add(str(value) if self.words_as_numbers else written, index, end, counts, role)
 
     def direction(self, index: int) -> int:
-        """"ago", "from now" after a duration, "in"/"within" before one, "later"/"earlier" next to a time."""
+        """"ago" (or "back" after a unit), "from now" after a duration, "in"/"within" before
+        one, "later"/"earlier" next to a time."""
         word = self.text(index)
         if not self.time_words:
             return 0  # no time words, no durations to point
-        if word == "ago":
-            return self.add(AGO, index, index + 1)
+        if word == "ago" or (word == "back" and self.duration_ends_at(index)):
+            return self.add(AGO, index, index + 1, role=TRAIL, direction=AGO)
         if word == "from" and self.text(index + 1) in ("now", "today"):
             if any(self.is_unit(i) for i in range(index - _DURATION_REACH, index)):
                 if self.future_until is not None and self.future_until >= index - _DURATION_REACH:
                     return index + 2  # "in 5 days from today": one direction said twice
-                self.add(FROM_NOW, index, index + 2)
-                return index + 2
+                return self.add(FROM_NOW, index, index + 2, role=TRAIL, direction=FROM_NOW)
             return 0
         if word in ("in", "within"):
             unit = self.duration_end(index + 1, allow_article=word == "within")
             if unit is None:
                 return 0
-            self.add(IN if word == "in" else WITHIN, index, unit + 1)
-            self.spans[-1] = (index, index + 1)  # the amount and unit are read on their own next
             if word == "in":
                 self.future_until = unit
-            return index + 1
+            key = IN if word == "in" else WITHIN
+            return self.add(key, index, index + 1, role=LEAD, direction=key)
         if word in _DIRECTION_WORDS:
             neighbour = self.text(index + 1)
-            if self.is_unit(index - 1) or neighbour in _DEICTIC or neighbour in _TIME_MODIFIERS:
-                return self.add(_DIRECTION_WORDS[word], index, index + 1)
+            key = _DIRECTION_WORDS[word]
+            if self.duration_ends_at(index):
+                return self.add(key, index, index + 1, role=TRAIL, direction=key)
+            if neighbour in _DEICTIC or neighbour in _TIME_MODIFIERS:
+                return self.add(key, index, index + 1, direction=key)
         return 0
+
+    def every(self, index: int) -> int:
+        """"every 2 weeks", "every few days", "every other day" (every 2 days): how often, as
+        one expression with its amount ("every day" is the unit alone, as "daily")."""
+        if self.text(index) != "every" or not self.time_words:
+            return 0
+        if self.text(index + 1) == "other" and self.is_counted_time(index + 2):
+            self.add("every", index, index + 1, role=LEAD, direction="every")
+            return self.add("2" if self.words_as_numbers else "other", index + 1, index + 2, role=AMOUNT)
+        if self.duration_end(index + 1, allow_article=True) is None:
+            return 0
+        return self.add("every", index, index + 1, role=LEAD, direction="every")
 
     def duration_end(self, index: int, allow_article: bool) -> int | None:
         """Where the time unit of a duration starting at ``index`` is ("3 days", "two and a
-        half hours", "24 hours"; with ``allow_article`` also "a day"), or None."""
+        half hours", "24 hours", "a few days"; with ``allow_article`` also "a day"), or None."""
         kind, word = self.tokens[index] if index < len(self.tokens) else ("", "")
         cardinal = (kind == "number" and not word[-1:].isalpha()) or kind == "fraction" or (word in NUMBER_WORDS and word not in _ORDINALS)
-        if not (cardinal or word in _FRACTIONS_ALONE or (allow_article and word in ARTICLES)):
+        vague = word in _VAGUE_AMOUNTS or (word in ARTICLES and self.text(index + 1) in _VAGUE_AMOUNTS)
+        if not (cardinal or vague or word in _FRACTIONS_ALONE or (allow_article and word in ARTICLES)):
             return None  # "in first year" names no duration
         for ahead in range(index, min(index + 5, len(self.tokens))):
             if self.is_unit(ahead):
                 return ahead
             kind, word = self.tokens[ahead]
             if not (kind in ("number", "fraction") or word in NUMBER_WORDS or word in _DENOMINATORS
-                    or word in ARTICLES or word == "and"):
+                    or word in ARTICLES or word in _VAGUE_AMOUNTS or word in ("and", "of") or word in TIME_GAP_WORDS):
                 return None
         return None
 
     def modifier_over_amount(self, index: int) -> None:
-        """"the last 4 weeks", "the next two hours", "the past few days": the modifier reaches
-        over the amount to its unit (the amount and unit are read on their own)."""
+        """"the last 4 weeks", "the next two hours", "the past few days": the modifier points
+        the amount of time after it (read on its own, then bound to it)."""
         word = self.text(index)
         if word not in _TIME_MODIFIERS or not self.is_word(index):
             return
@@ -411,34 +507,60 @@ class _Reader:
             return
         unit = index + 3 if self.text(index + 2) == "of" else index + 2
         if self.is_unit(unit):
-            self.add(f"{_TIME_MODIFIERS[word]} {TIME_WORDS.get(self.text(unit), self.text(unit))}", index, unit + 1)
+            self.add(_TIME_MODIFIERS[word], index, index + 1, role=LEAD, direction=_TIME_MODIFIERS[word])
 
     def other_word(self, index: int) -> int:
-        """Articles, months, weekdays, clock words and time words (with this/next/last)."""
+        """Articles, months, weekdays (with this/next/last), clock
+        words, currencies and units of measure, and time words (with this/next/last)."""
         word = self.text(index)
         previous = self.text(index - 1)
+        modified = previous in _TIME_MODIFIERS and self.is_word(index - 1)
         if word in ARTICLES:
             counted = self.text(index + 1)
-            self.add(f"{ARTICLE} {counted}", index, index + 1, counted)
+            self.add(f"{ARTICLE} {counted}", index, index + 1, counted, role=SINGLE)
         elif word in _MONTHS:
-            self.add(_MONTHS[word], index, index + 1)
+            self.add(_MONTHS[word], index, index + 1, role=MONTH)
         elif word in _AMBIGUOUS_MONTHS and _next_to_number(self.tokens, index):
-            self.add(_AMBIGUOUS_MONTHS[word], index, index + 1)
+            self.add(_AMBIGUOUS_MONTHS[word], index, index + 1, role=MONTH)
         elif word in _WEEKDAYS:
-            self.add(word, index, index + 1)
+            if modified:  # "last saturday", "next friday"
+                self.add(f"{_TIME_MODIFIERS[previous]} {word}", index - 1, index + 1)
+            else:
+                self.add(word, index, index + 1)
         elif word in _CLOCK_WORDS:
             self.add(_CLOCK_WORDS[word], index, index + 1)
         elif word in self.time_words:
-            unit = TIME_WORDS.get(word, word)
-            last = self.found[-1] if self.found else None
-            if unit == "hour" and last and last.key == _HOURS_IN_A_DAY and _next_to_number(self.tokens, index):
-                self.found[-1] = Expression("day", f"{last.written} {word}")
-            elif word not in _DEICTIC and previous in _TIME_MODIFIERS and self.is_word(index - 1):
-                modified = f"{_TIME_MODIFIERS[previous]} {unit}"
-                self.add(_SAME_TIMES.get(modified, modified), index - 1, index + 1)
-            else:
-                self.add(unit, index, index + 1)
+            return self.time_word(index)
+        elif self.counted_unit(index):
+            self.add(self.counted_unit(index), index, index + 1, role=COUNTED)
         return index + 1
+
+    def time_word(self, index: int) -> int:
+        """A time word: "the day before yesterday" (2 days ago), "tomorrow morning", "this
+        week", or a unit ("days") an amount before it may count."""
+        word, following = self.text(index), self.text(index + 1)
+        previous = self.text(index - 1)
+        unit = TIME_WORDS.get(word, word)
+        if word == "day" and following in _DAY_BEFORE and self.text(index + 2) == _DAY_BEFORE[following][0]:
+            direction = _DAY_BEFORE[following][1]
+            key = f"{self.number_key(Fraction(2), 'two')} day {direction}"
+            return self.add(key, index, index + 3, unit="day", direction=direction)
+        if word in _DEICTIC and following in _PARTS_OF_DAY and following in self.time_words:  # "tomorrow morning"
+            part = TIME_WORDS.get(following, following)
+            return self.add(f"{TIME_WORDS[word]} {part}", index, index + 2, unit=part)
+        if word not in _DEICTIC and previous in _TIME_MODIFIERS and self.is_word(index - 1):
+            modified = f"{_TIME_MODIFIERS[previous]} {unit}"
+            self.add(_SAME_TIMES.get(modified, modified), index - 1, index + 1, unit=unit.split()[-1])
+        else:
+            role = UNIT if word not in TIME_WORDS_NOT_COUNTED and word not in _DEICTIC else OTHER
+            self.add(unit, index, index + 1, role=role, unit=unit.split()[-1])
+        return index + 1
+
+
+def names_a_number(expression: Expression) -> bool:
+    """Whether ``expression`` says an amount, a date or a time: not an article or a currency
+    alone (read only to tell what a rewrite did with them)."""
+    return not expression.key.startswith((ARTICLE, CURRENCY))
 
 
 def same_direction(first: str, second: str) -> bool:
@@ -448,28 +570,12 @@ def same_direction(first: str, second: str) -> bool:
     if IN not in pair or len(pair) != 2:
         return False
     other = (pair - {IN}).pop()
-    return other in (FROM_NOW, WITHIN) or other.startswith("next ")
+    return other in (FROM_NOW, WITHIN, "next")
 
 
-def format_amount(value: Fraction) -> str:
-    """An amount as a key: "21.5", "0.25", "3"; thirds and the like as "1/3"."""
-    if value.denominator == 1:
-        return str(value.numerator)
-    rest = value.denominator
-    for factor in (2, 5):
-        while rest % factor == 0:
-            rest //= factor
-    if rest != 1:
-        return f"{value.numerator}/{value.denominator}"
-    return format((Decimal(value.numerator) / Decimal(value.denominator)).normalize(), "f")
-
-
-def _is_amount(key: str) -> bool:
-    try:
-        Fraction(key)
-    except ValueError:
-        return False
-    return True
+def _amount_role(value: Fraction) -> str:
+    """An amount below one is a fraction ("half an hour", "three quarters of a cup")."""
+    return FRACTION if value < 1 else AMOUNT
 
 
 def _hour(token: tuple[str, str]) -> int | None:
@@ -508,7 +614,8 @@ def _number_word_run(tokens: list[tuple[str, str]], start: int) -> list[str]:
     """The number words from ``start`` that make one number; [] if none does."""
     run: list[str] = []
     previous_class = None
-    for kind, word in tokens[start:]:
+    for index in range(start, len(tokens)):  # not tokens[start:]: no copy of the rest for every word
+        kind, word = tokens[index]
         word_class = _word_class(word) if kind == "word" else None
         if word_class is None or word_class not in _FOLLOWS[previous_class]:
             break
