@@ -305,6 +305,7 @@ def _ray_chunks(address: str | None, cpus_per_worker: float, gpus_per_worker: fl
         frame[SOURCE_COLUMN] = chunk.index.take(frame[SOURCE_COLUMN].to_numpy()).to_numpy(dtype=object)
         for entry in report.trace or []:
             entry.source = chunk.index[entry.source]
+        report.rename_rows(chunk.index.__getitem__)
         on_rows(len(chunk))
         return frame, report
 

@@ -37,6 +37,7 @@ from augkit.filters.base import BatchContext, DatasetContext, Filter
 from augkit.filters.dedup import ExactDuplicateFilter
 from augkit.generated_row import USAGE_PREFIX, GeneratedRow, merged_notes, notes_of, with_notes
 from augkit.pipeline_spec import GroupSpec, StepSpec, format_options, format_step, parse_pipeline_spec
+from augkit.report import FAILED
 from augkit.row_context import candidates_context, check_fields, merged, own_columns, without_unchanged
 from augkit.seeding import RowSeeder
 from augkit.time_limit import TimeLimit, TimeLimitExceeded
@@ -430,7 +431,7 @@ class Pipeline:
         # one reason per kind of failure, so the summary stays short; strict shows the detail
         # (a failed row counts nothing, and traces nothing: what its steps did before the
         # failure is not kept)
-        return BatchOutcome([[]], [f"augmentation failed ({kind}; strict mode stops and shows it)"],
+        return BatchOutcome([[]], [f"{FAILED} ({kind}; strict mode stops and shows it)"],
                             [(0,) * len(self.count_names)], [[]] if run.trace else None)
 
     def _run_batch(self, texts: list[str], n: int, seed: int, context: BatchContext, trace: bool = False) -> BatchOutcome:

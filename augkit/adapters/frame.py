@@ -65,6 +65,7 @@ def augment_frame(
         prepared=prepared,
         on_rows=on_rows,
     )
+    result.report.rename_rows(row_labels.__getitem__)
     if result.traces is not None:
         for position, entries in enumerate(result.traces):
             for entry in entries:
