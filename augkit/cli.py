@@ -566,9 +566,12 @@ def _evaluate(args: argparse.Namespace) -> int:
     from augkit.table_io import read_table
 
     if args.output:
+        from augkit.output_location import check_output_file
+
         output_format(args.output)  # fail on an unknown format before any work
         if not Path(args.output).resolve().parent.exists():
             raise UsageError(f"output directory {str(Path(args.output).parent)!r} does not exist")
+        check_output_file(Path(args.output), example="metrics")
     metrics = None
     if args.metrics is not None:
         metrics = [name.strip() for option in args.metrics for name in option.split(",") if name.strip()]

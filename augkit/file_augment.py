@@ -234,14 +234,17 @@ def _keep_or_remove(state: AugmentJob, error: BaseException) -> None:
         return
     state.release()
     if isinstance(error, Exception):
-        note = (f"{done} finished chunks are kept in {state.folder}: once the cause is fixed, run the same command "
-                "with --resume to continue (or delete that folder to start over)")
+        note = (f"{done} finished chunk{' is' if done == 1 else 's are'} kept in {state.folder}: once the cause is "
+                "fixed, run the same command with --resume to continue (or delete that folder to start over)")
         error.add_note(note)
 
 
 def _check_output_location(job: FileJob, folder: Path) -> None:
-    from augkit.output_location import check_room, check_writable
+    from augkit.output_location import check_output_file, check_room, check_writable
 
+    check_output_file(job.output)
+    if job.trace is not None:
+        check_output_file(job.trace, "--trace file", "trace")
     output_folder = job.output.parent if str(job.output.parent) else Path(".")
     job_parent = folder.parent if str(folder.parent) else Path(".")
     check_writable(output_folder)

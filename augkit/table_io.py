@@ -14,6 +14,7 @@ name the file's line (:mod:`augkit.read_errors`).
 
 from __future__ import annotations
 
+import io
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -127,7 +128,11 @@ def write_table(frame: Any, path: str | Path) -> None:
             frame.to_json(temporary, orient="records", lines=True, force_ascii=False, compression=_compression(target))
         elif fmt == "xlsx":
             _require_excel_engine()
-            frame.to_excel(temporary, index=False, engine="openpyxl")
+            # Built in memory, then written in one go: openpyxl's zip file, failing on a full
+            # disk, fails again when it is collected, printing a traceback of its own.
+            workbook = io.BytesIO()
+            frame.to_excel(workbook, index=False, engine="openpyxl")
+            temporary.write_bytes(workbook.getbuffer())
         else:
             _require_parquet_engine()
             frame.to_parquet(temporary, index=False)
