@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 
 from augkit.cli import main
+from conftest import can_mount_tmpfs
 
 #: A file-size limit (bytes) the streamed chunk files of the TREC input exceed at n=4.
 SIZE_LIMIT = 200 * 1024
@@ -72,24 +73,10 @@ def test_an_output_that_is_a_named_pipe_is_refused_not_replaced(tmp_path, trec_c
     assert pipe.is_fifo()
 
 
-def _can_mount() -> bool:
-    if os.geteuid() != 0:
-        return False
-    probe = Path(f"/tmp/augkit-mount-probe-{os.getpid()}")
-    probe.mkdir(exist_ok=True)
-    try:
-        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(probe)], capture_output=True).returncode == 0
-        if mounted:
-            subprocess.run(["umount", str(probe)], check=True)
-        return mounted
-    finally:
-        probe.rmdir()
-
-
 @pytest.fixture
 def small_disk(tmp_path):
     """A 256 KB tmpfs (smaller than any of the outputs below), unmounted at the end."""
-    if not _can_mount():
+    if not can_mount_tmpfs():
         pytest.skip("filling a real disk needs a small tmpfs, which only root can mount; "
                     "test_a_file_size_limit_names_the_file_being_written causes the same kind of failure without root")
     disk = tmp_path / "disk"
