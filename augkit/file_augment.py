@@ -67,7 +67,7 @@ class FileJob:
     cpus_per_worker: float = 1
     gpus_per_worker: float = 0
     space_check: bool = True
-    allow_multiline: bool = False  # read CSV/TSV cells spanning lines despite broken quoting (augkit.multiline_cells)
+    allow_multiline: bool = False  # read CSV/TSV as pandas does despite broken quoting (augkit.csv_quoting)
     encoding: str = DEFAULT_ENCODING  # of CSV/TSV/JSONL input; output is UTF-8
     trace: Path | None = None  # where to write every candidate's fate (augkit.trace), streamed like the output
 
