@@ -60,7 +60,7 @@ def _too_small(result: Any, settings: Mapping[str, Any]) -> str:
     splits = result.splits_measured
     gains = augmenting["gain"].dropna()
     largest = gains.loc[gains.abs().idxmax()] if len(gains) else 0.0
-    measured = (f"all {len(augmenting)} configurations tied with none on every split" if tied else
+    measured = (f"{_every(len(augmenting))} tied with none on every split" if tied else
                 f"no configuration's gain or spread comes to one row (the largest gain {largest:+.2f}, the largest "
                 f"spread {augmenting['gain_sd'].max():.2f})")
     more = more_rows(result.valid_rows, result.validated_labels, splits, settings["valid_fraction"])
@@ -83,8 +83,9 @@ def _recommendation(result: Any) -> str:
         if augmenting.empty:
             return "recommended: no augmentation (no configuration was measured)"
         if (augmenting["gain"].fillna(0) == 0).all() and (augmenting["gain_sd"].fillna(0) == 0).all():
-            return (f"recommended: no augmentation. All {len(augmenting)} configurations scored exactly as none on every "
-                    "split: none of them changed what the classifier gets right.")
+            every = _every(len(augmenting))
+            return (f"recommended: no augmentation. {every[0].upper()}{every[1:]} scored exactly as none on every split: "
+                    f"{'none of them' if len(augmenting) > 1 else 'it'} changed what the classifier gets right.")
         best = augmenting.iloc[0]
         gain = "no paired gain" if pd.isna(best["gain"]) else f"{best['gain']:+.2f}" + (
             "" if pd.isna(best["gain_sd"]) else f" ± {best['gain_sd']:.2f}")
@@ -95,6 +96,11 @@ def _recommendation(result: Any) -> str:
     weight = "" if chosen.weight == 1 else f"; train with the augmented rows (augkit_method set) weighted {chosen.weight:g}"
     return (f"recommended: {chosen.pipeline} with n={chosen.n}{weight}: {row['gain']:+.2f} ± {row['gain_sd']:.2f} points "
             f"over none ({_splits(row['splits'])})\n  {command}")
+
+
+def _every(count: int) -> str:
+    """``all 4 configurations``, or ``the one configuration``."""
+    return f"all {count} configurations" if count > 1 else "the one configuration"
 
 
 def _splits(count: int) -> str:
