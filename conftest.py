@@ -31,6 +31,23 @@ def modules_loaded_by_import(modules: str, watched) -> list[str]:
     return [name for name in done.stdout.strip().split(",") if name]
 
 
+@functools.cache
+def can_mount_tmpfs() -> bool:
+    """Whether this process may mount a small tmpfs (root, and a kernel that lets it): the
+    tests that fill a real disk need one."""
+    if os.geteuid() != 0:
+        return False
+    probe = Path(f"/tmp/augkit-mount-probe-{os.getpid()}")
+    probe.mkdir(exist_ok=True)
+    try:
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(probe)], capture_output=True).returncode == 0
+        if mounted:
+            subprocess.run(["umount", str(probe)], check=True)
+        return mounted
+    finally:
+        probe.rmdir()
+
+
 def read_lines(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines()
 

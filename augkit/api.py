@@ -64,6 +64,8 @@ def augment(
         Column names for tables; ``text_column`` defaults to ``"text"``. The label column is
         checked to exist and handed to filters and to augmenters that read labels; labels are
         copied unchanged unless a method sets them (pair augmentation, see ``context_columns``).
+        A row whose label is missing (None, NaN, an empty or whitespace string) is kept as it
+        is and not augmented, nor shown to steps that read labels; the report counts and names it.
     context_columns : dict or list of str, optional
         For methods that read other columns of each row (``augkit info METHOD`` lists them):
         ``{"premise": "sentence_A"}`` maps the name a method reads to a column of ``data``; a
@@ -123,7 +125,8 @@ def augment(
         Constructor parameters of the method, e.g. ``alpha_sr=0.2`` for EDA.
 
     Missing (None/NaN), empty and whitespace texts are kept as they are and get no
-    augmentation; for tables, the counts are in ``result.attrs["augkit_report"]``.
+    augmentation; for tables, the counts are in ``result.attrs["augkit_report"]`` (with the
+    first rows that failed or had no label in its ``examples``).
 
     Example::
 

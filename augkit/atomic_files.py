@@ -5,7 +5,8 @@ Every file augkit writes for a user or a job (outputs, chunk files, job records)
 token, so two writers never share one (two runs racing on a job folder once wrote the same
 fixed-name partial and left NUL bytes in an output); it is flushed to disk before the
 rename, so a crash after the rename cannot leave a short file behind the final name; and it
-is removed when writing fails (a full disk does not stay full of partial files).
+is removed when writing fails (a full disk does not stay full of partial files), and the
+error names the file being written (:func:`augkit.os_errors.naming`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from augkit.os_errors import naming
 
 #: Marks the partial files of :func:`atomic_write`: ``.<name>.<pid>-<token>.augkit-partial``.
 PARTIAL_SUFFIX = ".augkit-partial"
@@ -39,8 +42,9 @@ def atomic_write(target: str | Path) -> Iterator[Path]:
     target = Path(target)
     partial = partial_path(target)
     try:
-        yield partial
-        _sync(partial)
+        with naming(target):  # a full disk found mid-write names the file the user knows
+            yield partial
+            _sync(partial)
         os.replace(partial, target)
     except BaseException:
         partial.unlink(missing_ok=True)

@@ -210,9 +210,9 @@ def _build_parser() -> argparse.ArgumentParser:
                          help="turn non-string texts into strings (bytes decoded as UTF-8) instead of failing; "
                          "the output's text column is then all strings")
     augment.add_argument("--allow-multiline", action="store_true",
-                         help="read CSV/TSV cells that span lines as pandas does even when their quoting is broken "
-                         "(refused by default: a stray quote makes them, merging the lines that follow into one row; "
-                         "well-formed quoted line breaks are always read)")
+                         help="read a CSV/TSV file as pandas does even where a stray quote broke its quoting (refused by "
+                         "default, naming the lines: a closing quote followed by more text, or rows merged into one cell); "
+                         "well-formed quoted line breaks are always read")
     augment.add_argument("--encoding", default="utf-8",
                          help="encoding of a CSV, TSV or JSONL input, e.g. latin-1 or cp1252 (default utf-8); "
                          "the output is written in UTF-8")
@@ -290,7 +290,7 @@ def _add_evaluate_parser(commands) -> None:
     evaluate.add_argument("--encoding", default="utf-8",
                           help="encoding of ORIGINAL if CSV, TSV or JSONL (default utf-8; AUGMENTED, as augkit writes it, is UTF-8)")
     evaluate.add_argument("--allow-multiline", action="store_true",
-                          help="read CSV/TSV cells spanning lines despite broken quoting, in both files (as augment --allow-multiline)")
+                          help="read CSV/TSV files as pandas does despite broken quoting, in both files (as augment --allow-multiline)")
     evaluate.add_argument("-o", "--output", default=None, help="also write the table: .csv or .md")
     evaluate.set_defaults(augkit_handler=_evaluate)
 
@@ -590,9 +590,12 @@ def _evaluate(args: argparse.Namespace) -> int:
     from augkit.table_io import read_table
 
     if args.output:
+        from augkit.output_location import check_output_file
+
         output_format(args.output)  # fail on an unknown format before any work
         if not Path(args.output).resolve().parent.exists():
             raise UsageError(f"output directory {str(Path(args.output).parent)!r} does not exist")
+        check_output_file(Path(args.output), example="metrics")
     metrics = None
     if args.metrics is not None:
         metrics = [name.strip() for option in args.metrics for name in option.split(",") if name.strip()]

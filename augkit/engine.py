@@ -56,17 +56,18 @@ def run_pipeline(
     protect_values: Sequence[Any] | None = None,
     protect_column: str | None = None,
 ) -> EngineResult:
-    """Augment every usable text among ``values`` with ``pipeline``, in batches of
-    ``options.batch_size``, in this process or in ``options.workers`` worker processes. The pipeline's
-    filters first see all the usable texts (:meth:`Pipeline.prepare`) unless ``prepared``
+    """Augment every usable row of ``values`` (a text, and a label when ``labels`` are given)
+    with ``pipeline``, in batches of ``options.batch_size``, in this process or in
+    ``options.workers`` worker processes. The pipeline's filters first see all the usable rows (:meth:`Pipeline.prepare`) unless ``prepared``
     says the caller did that already, over a larger whole than ``values``. ``on_rows(k)``
     is told of every ``k`` rows done, for a caller that shows a bar over several calls
     (then this call draws none). ``columns`` holds the rows' context columns by logical name
     (aligned with ``values``), for augmenters that read them. ``protect_values`` holds the
     protect column's values (``protect_column``), aligned with ``values``: with the run's
-    ``protect`` phrases and codes, they make each row's protected spans."""
+    ``protect`` phrases and codes, they make each row's protected spans. The report names the
+    first rows that failed or had no label by their position here (adapters rename them)."""
     n, batch_size = options.n, options.batch_size
-    texts, skips = prepare_texts(values, describe_row=describe_row, coerce=options.coerce)
+    texts, skips = prepare_texts(values, describe_row=describe_row, coerce=options.coerce, labels=labels)
     protection = read_rows(texts, protect_values, protection_request(options, protect_column), describe_row)
     report = AugmentationReport(rows_read=len(values), n=n)
     traces: list[list[TraceEntry]] | None = [[] for _ in values] if options.trace else None
@@ -109,6 +110,7 @@ def run_pipeline(
         for index, reason in enumerate(reasons):
             if reason is not None and not traces[index]:
                 traces[index] = [no_candidate(pipeline.name, reason, index)]
+    report.note_examples(reasons, values, range(len(values)))
     report.rows_augmented = sum(map(bool, candidates))
     report.augmentations = sum(map(len, candidates))
     report.candidates = dict(zip(pipeline.count_names, map(sum, zip(nothing, *counts))))
@@ -133,7 +135,7 @@ def prepare_pipeline(
     ``protect_values``), for callers that then run it over parts of ``values``
     (``run_pipeline(..., prepared=True)``); steps that calibrate on candidates get those of
     the run's ``n`` and ``seed``."""
-    texts, _ = prepare_texts(values, describe_row=describe_row, coerce=coerce)
+    texts, _ = prepare_texts(values, describe_row=describe_row, coerce=coerce, labels=labels)
     protected = read_rows(texts, protect_values, protection or ProtectionRequest(), describe_row).spans
     _prepare(pipeline, texts, BatchContext(labels=labels, columns=dict(columns or {}), protected=protected),
              [i for i, text in enumerate(texts) if text is not None], n=n, seed=seed)

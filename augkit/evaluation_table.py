@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from augkit.atomic_files import atomic_write
 from augkit.errors import UsageError
 
 OUTPUT_FORMATS = {".csv": "csv", ".md": "markdown", ".markdown": "markdown"}
@@ -56,15 +57,15 @@ class EvaluationTable:
         """Write to ``path``: CSV (full precision, empty cells for missing values) or
         Markdown, by the extension (.csv, .md)."""
         fmt = output_format(path)
-        target = Path(path)
-        if fmt == "markdown":
-            target.write_text(self.to_markdown() + "\n", encoding="utf-8")
-            return
-        with target.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(self.columns)
-            for row in self.rows:
-                writer.writerow(["" if row.get(c) is None else row[c] for c in self.columns])
+        with atomic_write(path) as partial:
+            if fmt == "markdown":
+                partial.write_text(self.to_markdown() + "\n", encoding="utf-8")
+                return
+            with partial.open("w", newline="", encoding="utf-8") as handle:
+                writer = csv.writer(handle)
+                writer.writerow(self.columns)
+                for row in self.rows:
+                    writer.writerow(["" if row.get(c) is None else row[c] for c in self.columns])
 
 
 def _format(value: Any) -> str:

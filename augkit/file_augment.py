@@ -68,7 +68,7 @@ class FileJob:
     cpus_per_worker: float = 1
     gpus_per_worker: float = 0
     space_check: bool = True
-    allow_multiline: bool = False  # read CSV/TSV cells spanning lines despite broken quoting (augkit.multiline_cells)
+    allow_multiline: bool = False  # read CSV/TSV as pandas does despite broken quoting (augkit.csv_quoting)
     encoding: str = DEFAULT_ENCODING  # of CSV/TSV/JSONL input; output is UTF-8
     trace: Path | None = None  # where to write every candidate's fate (augkit.trace), streamed like the output
     protect: tuple[str, ...] = ()  # phrases protected in every row (augkit.protection)
@@ -253,14 +253,17 @@ def _keep_or_remove(state: AugmentJob, error: BaseException) -> None:
         return
     state.release()
     if isinstance(error, Exception):
-        note = (f"{done} finished chunks are kept in {state.folder}: once the cause is fixed, run the same command "
-                "with --resume to continue (or delete that folder to start over)")
+        note = (f"{done} finished chunk{' is' if done == 1 else 's are'} kept in {state.folder}: once the cause is "
+                "fixed, run the same command with --resume to continue (or delete that folder to start over)")
         error.add_note(note)
 
 
 def _check_output_location(job: FileJob, folder: Path) -> None:
-    from augkit.output_location import check_room, check_writable
+    from augkit.output_location import check_output_file, check_room, check_writable
 
+    check_output_file(job.output)
+    if job.trace is not None:
+        check_output_file(job.trace, "--trace file", "trace")
     output_folder = job.output.parent if str(job.output.parent) else Path(".")
     job_parent = folder.parent if str(folder.parent) else Path(".")
     check_writable(output_folder)
@@ -324,6 +327,7 @@ def _ray_chunks(address: str | None, cpus_per_worker: float, gpus_per_worker: fl
         frame[SOURCE_COLUMN] = chunk.index.take(frame[SOURCE_COLUMN].to_numpy()).to_numpy(dtype=object)
         for entry in report.trace or []:
             entry.source = chunk.index[entry.source]
+        report.rename_rows(chunk.index.__getitem__)
         on_rows(len(chunk))
         return frame, report
 

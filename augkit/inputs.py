@@ -5,6 +5,9 @@
 - Any other non-string value is an error naming the column, the row and the type, unless
   ``coerce=True`` turns it into a string (:func:`coerced_text`: bytes decoded as UTF-8,
   anything else ``str(value)``).
+- When the run has labels, a row whose label is missing (:func:`is_missing_label`) is kept as
+  it is and yields no augmentation either (:data:`NO_LABEL`): "missing" is not a class, and a
+  label-conditioned step must not learn it as one.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from augkit.errors import InputError
 
 MISSING_TEXT = "missing text (None/NaN)"
 BLANK_TEXT = "empty or whitespace text"
+NO_LABEL = "no label (passed through)"
 
 
 def is_missing(value: Any) -> bool:
@@ -28,14 +32,39 @@ def is_missing(value: Any) -> bool:
     return type(value).__name__ in {"NAType", "NaTType"}
 
 
+def is_missing_label(value: Any) -> bool:
+    """A label that is not there: missing (:func:`is_missing`), or an empty or whitespace
+    string (an empty cell of a CSV file, which augkit reads as ``""``). The string ``"NA"``
+    is a label like any other.
+
+    >>> [is_missing_label(v) for v in (None, float("nan"), "", "  ", "NA", 0)]
+    [True, True, True, True, False, False]
+    """
+    if isinstance(value, str):
+        return not value.strip()
+    return is_missing(value)
+
+
 def prepare_texts(
-    values: Sequence[Any], *, describe_row: Callable[[int], str], coerce: bool
+    values: Sequence[Any], *, describe_row: Callable[[int], str], coerce: bool, labels: Sequence[Any] | None = None
 ) -> tuple[list[str | None], list[str | None]]:
     """Split ``values`` into texts to augment and skip reasons.
 
     Returns ``(texts, skips)`` aligned with ``values``: ``texts[i]`` is the string to augment
-    or None; ``skips[i]`` is None or the reason row ``i`` is not augmented.
+    or None; ``skips[i]`` is None or the reason row ``i`` is not augmented. With ``labels``
+    (aligned with ``values``), a row whose label is missing is skipped too (:data:`NO_LABEL`),
+    unless its text already was.
     """
+    texts, skips = _prepared_texts(values, describe_row, coerce)
+    if labels is not None:
+        for index, label in enumerate(labels):
+            if texts[index] is not None and is_missing_label(label):
+                texts[index] = None
+                skips[index] = NO_LABEL
+    return texts, skips
+
+
+def _prepared_texts(values: Sequence[Any], describe_row: Callable[[int], str], coerce: bool) -> tuple[list[str | None], list[str | None]]:
     texts: list[str | None] = []
     skips: list[str | None] = []
     for index, value in enumerate(values):

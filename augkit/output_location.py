@@ -11,10 +11,11 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
 from pathlib import Path
 
 from augkit.atomic_files import partial_path
-from augkit.errors import AugkitError
+from augkit.errors import AugkitError, UsageError
 
 #: Share of the estimated size that must be free before a run starts. The estimate (input
 #: size times output rows per input row) is rough: formats differ and rewrites change
@@ -24,6 +25,26 @@ ROOM_FACTOR = 1.0
 
 class NoRoomError(AugkitError):
     """The disk that would hold the output (or the job folder) lacks the room the run needs."""
+
+
+def check_output_file(path: Path, role: str = "output", example: str = "augmented") -> None:
+    """Refuse, before any work, a ``path`` that cannot become the file written: a folder, or
+    an existing file that is not a regular file (a device such as ``/dev/null``, a named
+    pipe), which the final rename of :func:`augkit.atomic_files.atomic_write` would replace
+    instead of writing into. ``role`` names the path in the message (``output``, ``--trace
+    file``); ``example`` is the file name it suggests inside a folder."""
+    if path.is_dir():
+        raise UsageError(f"the {role} {str(path)!r} is a folder; name a file in it, e.g. {str(path / (example + path.suffix))!r}")
+    if path.exists() and not path.is_file():
+        raise UsageError(f"the {role} {str(path)!r} is not a regular file but {_file_kind(path)}; augkit writes a new "
+                         "file and renames it into place, which would replace it: name a regular file")
+
+
+def _file_kind(path: Path) -> str:
+    mode = path.stat().st_mode
+    kinds = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe"),
+             (stat.S_ISSOCK, "a socket"))
+    return next((kind for test, kind in kinds if test(mode)), "a special file")
 
 
 def check_writable(folder: Path) -> None:

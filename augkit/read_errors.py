@@ -81,11 +81,6 @@ def _large_csv_fields() -> Iterator[None]:
         csv.field_size_limit(previous)
 
 
-def _blank(fields: list[str]) -> bool:
-    """A line pandas skips: empty or only spaces (``skip_blank_lines``)."""
-    return not fields or (len(fields) == 1 and not fields[0].strip())
-
-
 class CsvRecord(NamedTuple):
     """One record of a CSV/TSV file: the physical lines it starts and ends on, its fields, and,
     read strictly, where it breaks the quoting rules (line, message) instead of fields."""
@@ -100,8 +95,8 @@ class CsvRecords:
     """The records of a CSV/TSV file, read forward once by Python's csv module, blank lines
     skipped as pandas skips them (``count_blank=True`` counts them as records, as pandas'
     tokenizer does in its own messages). ``strict=True`` reports a record whose quoting breaks
-    the CSV rules pandas forgives (a closing quote followed by more text) instead of parsing it;
-    the rest of its line is skipped, so the following records stay aligned. Close when done."""
+    the CSV rules pandas forgives (a closing quote followed by more text) instead of parsing it:
+    reading stops there. Close when done."""
 
     def __init__(self, path: str | Path, sep: str, encoding: str, *, count_blank: bool = False, strict: bool = False):
         self.sep = sep
@@ -116,27 +111,39 @@ class CsvRecords:
     def record(self, wanted: int) -> CsvRecord | None:
         """Record ``wanted``, at or after the last one asked for; None when the file has fewer
         records or cannot be parsed that far (when it ends inside that record's quotes: the
-        record with its start line and no fields)."""
-        with _large_csv_fields():
-            while self._index < wanted:
-                start = self._end + 1
-                try:
-                    fields = next(self._reader)
-                except StopIteration:
-                    return None
-                except csv.Error as error:
-                    self._end = self._reader.line_num
-                    if not self._strict or self._end < start:  # the end of the file inside a quoted cell
-                        return CsvRecord(start, start, []) if self._index + 1 == wanted else None
-                    self._index += 1
-                    self._last = CsvRecord(start, self._end, [], (self._end, str(error)))
-                    continue
-                self._end = self._reader.line_num
-                if not self._count_blank and _blank(fields):
-                    continue
-                self._index += 1
-                self._last = CsvRecord(start, self._end, fields)
-        return self._last if self._index == wanted else None
+        record with its start line and no fields). Read strictly, the first record up to
+        ``wanted`` whose quoting is broken comes back instead (its ``broken`` set), and no
+        record after it can be asked for."""
+        if self._last is not None and self._last.broken is not None:
+            return self._last
+        # The loop runs once per record of the file: it keeps to what it must (a record's
+        # tuple is made only for the one wanted), so reading every record strictly costs
+        # little more than the csv module's own parsing.
+        reader, count_blank, index, end = self._reader, self._count_blank, self._index, self._end
+        try:
+            with _large_csv_fields():
+                while index < wanted:
+                    start = end + 1
+                    try:
+                        fields = next(reader)
+                    except StopIteration:
+                        return None
+                    except csv.Error as error:
+                        end = reader.line_num
+                        if not self._strict or end < start:  # the end of the file inside a quoted cell
+                            return CsvRecord(start, start, []) if index + 1 == wanted else None
+                        index += 1
+                        self._last = CsvRecord(start, end, [], (end, str(error)))
+                        return self._last
+                    end = reader.line_num
+                    if not count_blank and (not fields or (len(fields) == 1 and not fields[0].strip())):
+                        continue  # a blank line, which pandas skips (skip_blank_lines)
+                    index += 1
+                    if index == wanted:
+                        self._last = CsvRecord(start, end, fields)
+        finally:
+            self._index, self._end = index, end
+        return self._last if index == wanted else None
 
     def close(self) -> None:
         self._stream.close()
@@ -155,6 +162,19 @@ def csv_record_start(path: str | Path, sep: str, encoding: str, record: int, *, 
     except (OSError, UnicodeDecodeError, ValueError):
         return None
     return None if found is None else found.start
+
+
+def physical_line(path: str | Path, encoding: str, number: int) -> str | None:
+    """Line ``number`` (1-based) of the file as written, to show in a message; None when the
+    file cannot be read that far."""
+    try:
+        with open_text(path, encoding) as stream:
+            for current, line in enumerate(stream, 1):
+                if current == number:
+                    return line
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return None
 
 
 def first_bad_json_line(path: str | Path, encoding: str) -> tuple[int, str] | None:

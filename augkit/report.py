@@ -11,20 +11,27 @@ asked failed did not work", which :func:`check_something_worked` enforces."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from augkit.errors import NothingAugmentedError
 from augkit.generated_row import USAGE_PREFIX
-from augkit.inputs import BLANK_TEXT, MISSING_TEXT
+from augkit.inputs import BLANK_TEXT, MISSING_TEXT, NO_LABEL
 
 #: Keys of :attr:`AugmentationReport.candidates` that are not filters (see
 #: :attr:`augkit.Pipeline.count_names`).
 _GENERATED, _BEYOND_N = "generated", "beyond n"
 #: How the reason of a row a step failed on begins: ``augmentation failed (<what went wrong>)``.
 FAILED = "augmentation failed"
-#: Reasons of rows that were never asked for an augmentation (the text is missing or blank).
-SKIPPED = frozenset({MISSING_TEXT, BLANK_TEXT})
+#: Reasons of rows that were never asked for an augmentation (the text is missing or blank,
+#: or the label is missing).
+SKIPPED = frozenset({MISSING_TEXT, BLANK_TEXT, NO_LABEL})
+#: Rows the summary names for each reason a user acts on (:func:`names_rows`); the trace
+#: lists every row.
+ROWS_NAMED = 3
+#: Characters of a named row's text the summary shows: enough to find the row by eye.
+TEXT_SHOWN = 30
 
 
 def failure_reason(detail: str) -> str:
@@ -40,6 +47,19 @@ def is_failure(reason: str | None) -> bool:
 def failure_detail(reason: str) -> str:
     """What :func:`failure_reason` wrapped: ``augmentation failed (x)`` gives ``x``."""
     return reason[len(FAILED) + 2 : -1]
+
+
+def names_rows(reason: str) -> bool:
+    """Whether the summary names the first rows without augmentation for ``reason``: rows
+    whose augmentation failed or whose label is missing, which the user may need to fix. Rows
+    a filter emptied are counted only: they are the filters doing their job."""
+    return is_failure(reason) or reason == NO_LABEL
+
+
+def shown_text(value: Any) -> str:
+    """The start of a row's text as the summary names it."""
+    text = value if isinstance(value, str) else str(value)
+    return text if len(text) <= TEXT_SHOWN else text[:TEXT_SHOWN].rstrip() + "..."
 
 
 @dataclass
@@ -63,6 +83,10 @@ class AugmentationReport:
     #: :class:`augkit.trace.TraceEntry` objects whose ``source`` is the source row's index
     #: label (a DataFrame), position (a list, a Dataset) or input row number (a file).
     trace: list | None = field(default=None, repr=False, compare=False)
+    #: For each reason of :attr:`without_augmentation` that :func:`names_rows`, the first
+    #: rows (at most :data:`ROWS_NAMED`, in input order) that had it: ``(row, start of its
+    #: text)``, the row named as ``augkit_source`` names it.
+    examples: dict[str, list[tuple[Any, str]]] = field(default_factory=dict)
 
     @property
     def rows_written(self) -> int:
@@ -80,7 +104,8 @@ class AugmentationReport:
         parts.append(f"wrote {self.rows_written} rows ({self.original_rows_written} original + {self.augmentations} augmented)")
         none = sum(self.without_augmentation.values())
         if none:
-            reasons = ", ".join(f"{count} {reason}" for reason, count in self.without_augmentation.most_common())
+            reasons = ", ".join(f"{count} {reason}{self._rows_named(reason, count)}"
+                                for reason, count in self.without_augmentation.most_common())
             parts.append(f"{none} row{'s' if none != 1 else ''} got no augmentation: {reasons}")
         elif self.rows_read and self.n != 0:
             parts.append("every row got at least one augmentation")
@@ -90,6 +115,30 @@ class AugmentationReport:
         if self.seed is not None:
             parts.append(f"seed {self.seed}")
         return "; ".join(parts)
+
+    def _rows_named(self, reason: str, count: int) -> str:
+        """``: row 4 'book a table...', row 9 '...' and 5 more`` for a reason with examples."""
+        named = self.examples.get(reason, [])[:ROWS_NAMED]
+        if not named:
+            return ""
+        more = count - len(named)
+        return ": " + ", ".join(f"row {row} {text!r}" for row, text in named) + (
+            f" and {more} more (the trace lists every row)" if more > 0 else "")
+
+    def note_examples(self, reasons: Iterable[str | None], texts: Iterable[Any], rows: Iterable[Any]) -> None:
+        """Keep the first rows of each reason that :func:`names_rows`, from ``reasons``,
+        ``texts`` and ``rows`` (what ``augkit_source`` calls each row) aligned, in input order."""
+        for reason, text, row in zip(reasons, texts, rows):
+            if reason and names_rows(reason):
+                named = self.examples.setdefault(reason, [])
+                if len(named) < ROWS_NAMED:
+                    named.append((_plain(row), shown_text(text)))
+
+    def rename_rows(self, name: Callable[[Any], Any]) -> None:
+        """Name the rows of :attr:`examples` by ``name(row)`` (an adapter turning positions
+        into index labels)."""
+        self.examples = {reason: [(_plain(name(row)), text) for row, text in named]
+                         for reason, named in self.examples.items()}
 
     @property
     def failures(self) -> Counter:
@@ -139,6 +188,9 @@ class AugmentationReport:
         self.augmentations += other.augmentations
         self.original_rows_written += other.original_rows_written
         self.without_augmentation.update(other.without_augmentation)
+        for reason, named in other.examples.items():
+            mine = self.examples.setdefault(reason, [])
+            mine.extend(named[: max(0, ROWS_NAMED - len(mine))])
         self.candidates = add_counts(self.candidates, other.candidates)
         if self.n is None:
             self.n = other.n
@@ -156,6 +208,7 @@ class AugmentationReport:
             "seed": self.seed,
             "n": self.n,
             "candidates": dict(self.candidates),
+            "examples": {reason: [list(example) for example in named] for reason, named in self.examples.items()},
         }
 
     @classmethod
@@ -166,6 +219,7 @@ class AugmentationReport:
             augmentations=record["augmentations"], original_rows_written=record["original_rows_written"],
             without_augmentation=Counter(record["without_augmentation"]), seed=record.get("seed"),
             n=record.get("n"), candidates=dict(record.get("candidates", {})),
+            examples={reason: [tuple(example) for example in named] for reason, named in record.get("examples", {}).items()},
         )
 
 
@@ -179,6 +233,11 @@ def check_something_worked(report: AugmentationReport) -> None:
     rows = "the only row" if asked == 1 else f"all {asked} rows"
     reasons = ", ".join(f"{count} {failure_detail(reason)}" for reason, count in report.failures.most_common())
     raise NothingAugmentedError(f"nothing was augmented: a step failed on {rows} asked: {reasons}", report=report)
+
+
+def _plain(row: Any) -> Any:
+    """A NumPy scalar row label as the Python value it holds (job records are JSON)."""
+    return row.item() if type(row).__module__ == "numpy" and hasattr(row, "item") else row
 
 
 def add_counts(first: Mapping[str, int], second: Mapping[str, int]) -> dict[str, int]:

@@ -6,21 +6,22 @@ of an Excel sheet (its first sheet), through openpyxl. JSON Lines and Parquet ke
 types.
 
 Text files (CSV, TSV, JSON Lines) are decoded as UTF-8 unless told otherwise; written ones
-are always UTF-8. A CSV/TSV cell holding a line break because of broken quoting, which is what
-a stray quote leaves behind, is refused unless allowed (:mod:`augkit.multiline_cells`), and a
+are always UTF-8. A CSV/TSV file whose quoting a stray quote broke (a closing quote followed by
+more text, rows merged into one cell) is refused unless allowed (:mod:`augkit.csv_quoting`), and a
 workbook is checked for size before it is parsed (:mod:`augkit.xlsx_limits`). Reading errors
 name the file's line (:mod:`augkit.read_errors`).
 """
 
 from __future__ import annotations
 
+import io
 import zipfile
 from pathlib import Path
 from typing import Any
 
 from augkit.atomic_files import atomic_write
 from augkit.errors import InputError
-from augkit.multiline_cells import MultilineCellCheck
+from augkit.csv_quoting import QuotingCheck
 from augkit.read_errors import check_encoding, csv_parser_error, decoding_error, json_lines_error
 from augkit.xlsx_limits import XlsxLimits, check_workbook
 
@@ -47,8 +48,8 @@ def read_table(
     """Load ``path`` into a DataFrame according to its extension.
 
     ``encoding`` decodes CSV, TSV and JSON Lines files (Parquet and Excel carry their own).
-    ``allow_multiline`` accepts CSV/TSV cells that hold line breaks (by default one whose quoting is broken,
-    which is what a stray quote leaves, is refused: see :mod:`augkit.multiline_cells`). ``xlsx_limits`` bounds the workbooks parsed (default:
+    ``allow_multiline`` reads a CSV/TSV file as pandas does even where a stray quote broke its quoting
+    (refused by default, naming the lines: see :mod:`augkit.csv_quoting`). ``xlsx_limits`` bounds the workbooks parsed (default:
     :class:`~augkit.xlsx_limits.XlsxLimits`).
     """
     import pandas as pd
@@ -63,7 +64,7 @@ def read_table(
                 path, sep="," if fmt == "csv" else "\t", dtype=str, keep_default_na=False, na_filter=False, encoding=encoding
             )
             if not allow_multiline:
-                with MultilineCellCheck(path, fmt, encoding) as check:
+                with QuotingCheck(path, fmt, encoding) as check:
                     check.check(frame, first_row=0)
             return frame
         if fmt == "jsonl":
@@ -127,7 +128,11 @@ def write_table(frame: Any, path: str | Path) -> None:
             frame.to_json(temporary, orient="records", lines=True, force_ascii=False, compression=_compression(target))
         elif fmt == "xlsx":
             _require_excel_engine()
-            frame.to_excel(temporary, index=False, engine="openpyxl")
+            # Built in memory, then written in one go: openpyxl's zip file, failing on a full
+            # disk, fails again when it is collected, printing a traceback of its own.
+            workbook = io.BytesIO()
+            frame.to_excel(workbook, index=False, engine="openpyxl")
+            temporary.write_bytes(workbook.getbuffer())
         else:
             _require_parquet_engine()
             frame.to_parquet(temporary, index=False)

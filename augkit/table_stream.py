@@ -19,7 +19,7 @@ from typing import Any
 
 from augkit.atomic_files import READ_BLOCK, atomic_write, file_digest
 from augkit.errors import AugkitError, InputError
-from augkit.multiline_cells import MultilineCellCheck
+from augkit.csv_quoting import QuotingCheck
 from augkit.read_errors import check_encoding
 from augkit.table_io import DEFAULT_ENCODING, read_table, reading_error, table_format
 from augkit.xlsx_limits import XlsxLimits
@@ -33,8 +33,8 @@ def iter_table_chunks(
 ) -> Iterator[Any]:
     """DataFrames of at most ``chunk_rows`` rows, in order, indexed by their row number in
     the whole table; cells read exactly as :func:`augkit.table_io.read_table` reads them, with
-    the same options and the same errors (a CSV/TSV cell spanning lines because of broken
-    quoting stops the reading at the chunk that holds it, naming the file's line)."""
+    the same options and the same errors (a CSV/TSV record whose quoting a stray quote broke
+    stops the reading at the chunk that holds it, naming the file's lines)."""
     import pandas as pd
 
     fmt = table_format(path)
@@ -54,12 +54,12 @@ def iter_table_chunks(
         else:
             dates = {} if int(pd.__version__.split(".")[0]) >= 3 else {"convert_dates": False}
             reader = pd.read_json(path, lines=True, dtype=False, chunksize=chunk_rows, encoding=encoding, **dates)
-        with reader, MultilineCellCheck(path, fmt, encoding) as multiline:
+        with reader, QuotingCheck(path, fmt, encoding) as quoting:
             start = 0
             for chunk in reader:
                 chunk.index = pd.RangeIndex(start, start + len(chunk))
                 if fmt != "jsonl" and not allow_multiline:
-                    multiline.check(chunk, first_row=start)
+                    quoting.check(chunk, first_row=start)
                 start += len(chunk)
                 yield chunk
     except InputError:

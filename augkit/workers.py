@@ -14,11 +14,13 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 
 from augkit.candidate import Candidate
 from augkit.filters.base import BatchContext
+from augkit.parent_death import end_with_parent
 from augkit.pipeline import BatchOutcome, Pipeline
 from augkit.run_options import RunOptions
 from augkit.trace import entry_from_tuple
@@ -47,8 +49,10 @@ def run_batches(
     # locks) is lost or deadlocks it: while the pool runs, it is only remembered, and the
     # caller stops at its next batch boundary (augkit.termination.stop_if_terminated).
     with deferred_termination():
+        # the workers are forked by this thread, at their first task (_start_workers)
+        forked_by_main_thread = threading.current_thread() is threading.main_thread()
         pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_set_worker_pipeline,
-                                   initargs=(pipeline, threads, _signal_mask()))
+                                   initargs=(pipeline, threads, _signal_mask(), os.getpid(), forked_by_main_thread))
         finished = False
         try:
             _start_workers(pool)
@@ -98,11 +102,15 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
             process.terminate()
 
 
-def _set_worker_pipeline(pipeline: Pipeline, threads: int, signal_mask: frozenset[int] | None) -> None:
-    """Worker start: keep the pipeline, and share the cores among workers. Model-backed
-    filters compute with torch, whose thread pool would otherwise claim every core in every
-    worker, and oversubscribed cores make it many times slower."""
+def _set_worker_pipeline(pipeline: Pipeline, threads: int, signal_mask: frozenset[int] | None, parent: int,
+                         forked_by_main_thread: bool) -> None:
+    """Worker start: end with the parent (:mod:`augkit.parent_death`: a parent killed with
+    SIGKILL left its workers blocked on their task pipe for good), keep the pipeline, and share
+    the cores among workers. Model-backed filters compute with torch, whose thread pool would
+    otherwise claim every core in every worker, and oversubscribed cores make it many times
+    slower."""
     global _worker_pipeline
+    end_with_parent(parent, forked_by_main_thread=forked_by_main_thread)
     _worker_pipeline = pipeline
     # SIGTERM ends a worker as it means (its parent reports the run's end), whatever handler
     # the parent had; then the signals held while it was forked are let in (the caller's

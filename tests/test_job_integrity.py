@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from augkit.cli import main
-from conftest import read_lines
+from conftest import can_mount_tmpfs, read_lines
 
 ROWS, CHUNK_ROWS = 3000, 100
 
@@ -257,21 +257,7 @@ def test_a_disk_that_fills_up_mid_job_gives_one_line_and_keeps_the_chunks(tmp_pa
     assert output.read_bytes() == reference
 
 
-def _can_mount() -> bool:
-    if os.geteuid() != 0:
-        return False
-    probe = Path(f"/tmp/augkit-mount-probe-{os.getpid()}")
-    probe.mkdir(exist_ok=True)
-    try:
-        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(probe)], capture_output=True).returncode == 0
-        if mounted:
-            subprocess.run(["umount", str(probe)], check=True)
-        return mounted
-    finally:
-        probe.rmdir()
-
-
-MOUNTS = pytest.mark.skipif(not _can_mount(), reason="mounting a small tmpfs needs root (CI runs as root); "
+MOUNTS = pytest.mark.skipif(not can_mount_tmpfs(), reason="mounting a small tmpfs needs root (CI runs as root); "
                                                       "test_a_disk_that_fills_up_mid_job... covers ENOSPC by simulation")
 
 

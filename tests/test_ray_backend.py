@@ -87,6 +87,30 @@ def test_a_filter_that_needs_every_original_sees_them_on_ray(frame):
     assert remote["augkit_label_integrity"].round(6).fillna(-9).tolist() == local["augkit_label_integrity"].round(6).fillna(-9).tolist()
 
 
+class FailsOnRefunds(augkit.Augmenter):
+    """Shouts, but raises on texts that mention a refund."""
+
+    name = "fails_on_refunds"
+
+    def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
+        if "refund" in text:
+            raise ValueError("no refunds")
+        return [f"{text.upper()}{'!' * rng.randint(1, 4)}" for _ in range(n)]
+
+
+def test_rows_without_a_label_and_failed_rows_are_counted_and_named_as_locally(frame):
+    gappy = frame.copy()
+    gappy.loc[[5, 50, 51], "label"] = ""
+    local, local_report = _local(gappy, FailsOnRefunds(), n=1, seed=2, label_column="label")
+    out, report = augkit.augment_with_report(ray.data.from_pandas(gappy).repartition(5), FailsOnRefunds(), n=1, seed=2,
+                                             label_column="label", workers=2, batch_size=16)
+    assert report.without_augmentation["no label (passed through)"] == 3
+    assert report.examples["no label (passed through)"][0][0] == 5
+    assert any(reason.startswith("augmentation failed") for reason in report.examples)
+    assert report.as_dict() == local_report.as_dict()
+    assert report.summary() == local_report.summary()
+
+
 class DiesOnce(augkit.Augmenter):
     """Shouts; the first time it sees ``victim``, its worker process dies (as if killed)."""
 

@@ -176,3 +176,51 @@ def test_a_filter_with_bad_output_on_a_row_fails_that_row_only(frame):
     assert report.without_augmentation == {
         "augmentation failed (filter 'loses-refunds' returned NoneType; strict mode stops and shows it)": failing.sum()
     }
+
+
+@pytest.fixture(scope="module")
+def clinc_valid(shared_data) -> pd.DataFrame:
+    """The first 300 rows of CLINC150's validation split; 19 of them mention a card."""
+    from conftest import read_lines
+
+    folder = shared_data / "clinc150" / "jianguoz" / "valid"
+    return pd.DataFrame({"text": read_lines(folder / "seq.in"), "label": read_lines(folder / "label")}).head(300)
+
+
+#: What the summary says of the rows ``fragile(trigger="card")`` fails on in ``clinc_valid``:
+#: the first three by row number and the start of their text, the count of the others.
+NAMED_FAILURES = (
+    "19 augmentation failed (ValueError; strict mode stops and shows it): row 184 'will getting a credit card hel...', "
+    "row 260 \"what's the time of arrival on...\", row 262 'is it a short time before i re...' and 16 more "
+    "(the trace lists every row)"
+)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_summary_names_the_first_failed_rows_and_the_trace_all_of_them(clinc_valid, fragile, workers):
+    failing = clinc_valid.index[clinc_valid["text"].str.contains("card")].tolist()
+    _, report = augkit.augment_with_report(clinc_valid, fragile(trigger="card"), n=1, seed=0, batch_size=16,
+                                           workers=workers, trace=True)
+    assert NAMED_FAILURES in report.summary()
+    reason = "augmentation failed (ValueError; strict mode stops and shows it)"
+    assert sorted(entry.source for entry in report.trace if entry.reason == reason) == failing
+
+
+def test_a_dataset_run_names_them_too(clinc_valid, fragile):
+    datasets = pytest.importorskip("datasets")
+    _, report = augkit.augment_with_report(datasets.Dataset.from_pandas(clinc_valid), fragile(trigger="card"), n=1,
+                                           seed=0, batch_size=16, workers=2)
+    assert NAMED_FAILURES in report.summary()
+
+
+@pytest.mark.parametrize("chunk_rows", [50, 50_000])
+def test_the_command_line_names_them_by_input_row_across_chunks(tmp_path, clinc_valid, installed_test_plugins, chunk_rows,
+                                                                 capsys):
+    path = tmp_path / "valid.csv"
+    clinc_valid.to_csv(path, index=False)
+    output = tmp_path / "out.csv"
+    code = main(["augment", str(path), "-m", "fragile", "-p", "trigger=card", "--seed", "0", "--chunk-rows", str(chunk_rows),
+                 "-o", str(output), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert NAMED_FAILURES in err

@@ -90,7 +90,9 @@ def test_the_command_line_prints_the_ranking_and_refuses_a_second_or_changed_job
                  "-o", str(job), "--no-progress"]
     assert main(arguments) == 0
     printed = capsys.readouterr().out
-    assert "1 configurations and none on 2 validation splits" in printed and "recommended:" in printed
+    assert "1 configurations and none on 2 validation splits" in printed
+    assert "no recommendation: the validation splits are too small to tell the configurations apart" in printed, \
+        "24 validation rows per split: one row is 4.17 points, more than the gain and spread measured"
     ranking = pd.read_csv(job / "ranking.csv")
     assert set(ranking["configuration"]) == {"none", "eda n=2 weight=1"}
     assert (job / "summary.md").read_text() in printed
@@ -197,3 +199,67 @@ def test_a_job_folder_held_by_another_run_or_that_is_a_file_is_refused(rows_file
     (tmp_path / "a-file").write_text("")
     assert main([*arguments, "-o", str(tmp_path / "a-file")]) == 2
     assert "is a file; augkit tune writes a folder" in capsys.readouterr().err
+
+
+# Validation splits too small to tell configurations apart (issue 35) ----------------------
+
+FIVE_SHOT = {"classifier": "tfidf", "pipelines": ["eda", "aeda"], "n": [2], "weights": [0.3, 1.0], "splits": 3, "seed": 0,
+             "progress": False}
+
+
+def _five_shot(shared_data, dataset: str) -> pd.DataFrame:
+    """The 5-shot training split of ``dataset``, its first 7 labels: 35 rows, 7 validated per split."""
+    from conftest import read_lines
+
+    folder = shared_data / dataset / "jianguoz" / "train_5"
+    frame = pd.DataFrame({"text": read_lines(folder / "seq.in"), "label": read_lines(folder / "label")})
+    return frame[frame["label"].isin(sorted(frame["label"].unique())[:7])].reset_index(drop=True)
+
+
+def test_all_configurations_tied_on_7_validation_rows_name_no_best_one_and_say_what_would_tell(shared_data, tmp_path):
+    """The issue's run: every configuration tied with none on 7 rows a split (one row = 14.29
+    points), and the summary still named "the best configuration ... +0.00 ± 0.00"."""
+    result = augkit.tune(_five_shot(shared_data, "clinc150"), job_dir=str(tmp_path / "job"), **FIVE_SHOT)
+    summary = (tmp_path / "job" / "summary.md").read_text(encoding="utf-8")
+    assert (result.table["gain"] == 0).all() and result.recommended is None
+    assert "best configuration" not in summary and "recommended:" not in summary
+    assert ("no recommendation: the validation splits are too small to tell the configurations apart. Each split validates "
+            "on 7 rows (7 labels), so one row is worth 14.29 points, and all 4 configurations tied with none on every "
+            "split.") in summary
+    assert ("validate on about 105 rows in all: 20 rows per label (each split then holds out 5 of each), or --splits 15"
+            in summary)
+    assert result.too_small and result.valid_rows == 7
+
+
+def test_a_gain_of_less_than_a_row_per_split_is_not_recommended(shared_data):
+    """BANKING77, 5 shots, 7 labels: EDA at weight 0.3 gets one more validation row right on two
+    of three splits (+9.52 ± 8.25): beyond its spread, but under one row (14.29 points) per split;
+    before, it was recommended."""
+    result = augkit.tune(_five_shot(shared_data, "banking77"), **FIVE_SHOT)
+    top = result.table.iloc[0]
+    assert top["configuration"] == "eda n=2 weight=0.3" and top["gain"] == pytest.approx(9.52) and top["gain_sd"] < top["gain"]
+    assert top["verdict"] == "under one row" and result.recommended is None and result.too_small
+
+
+def test_a_gain_of_a_row_on_every_split_still_beats_none():
+    steady = Configuration("eda", 2, 1.0)
+    records = [RunRecord(split, label, accuracy, accuracy, 1.0, 10, 0, 0.1)
+               for split in range(3) for label, accuracy in (("none", 5 / 7), (steady.label, 6 / 7))]
+    ranking = rank([BASELINE, steady], records, valid_rows=7)
+    assert ranking.recommended == steady and ranking.table.set_index("configuration").loc[steady.label, "verdict"] == "beats none"
+
+
+def test_ties_on_a_large_validation_split_mean_no_augmentation_without_a_best_configuration(rows):
+    """On 120 rows a split, ties are a finding, not a lack of rows: no augmentation, and no
+    configuration named best."""
+    from augkit.tuning.runner import TuneResult
+    from augkit.tuning.summary import summary_text
+
+    configurations = [BASELINE, *search_space(["eda", "aeda"], [2], [1.0])]
+    records = [RunRecord(split, c.label, 0.9, 0.9, 1.0, 10, 0, 0.1) for split in range(3) for c in configurations]
+    result = TuneResult(rank(configurations, records, valid_rows=120), 9, 9, False, 480, 0, (), 1.0, 120, 12)
+    settings = {"configurations": [c.label for c in configurations], "classifier": "tfidf", "splits": 3,
+                "valid_fraction": 0.25, "seed": 0}
+    summary = summary_text(result, settings)
+    assert not result.too_small and "best configuration" not in summary
+    assert "recommended: no augmentation. All 2 configurations scored exactly as none on every split" in summary

@@ -71,6 +71,7 @@ def augment_frame(
         protect_values=frame[protect_column].tolist() if protect_column is not None else None,
         protect_column=protect_column,
     )
+    result.report.rename_rows(row_labels.__getitem__)
     if result.traces is not None:
         for position, entries in enumerate(result.traces):
             for entry in entries:

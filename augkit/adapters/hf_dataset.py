@@ -78,7 +78,7 @@ def augment_dataset(
             dataset[text_column],
             describe_row=lambda i: f"column {text_column!r}, row {i}",
             coerce=options.coerce,
-            labels=dataset[label_column] if label_column is not None else None,
+            labels=_engine_labels(dataset[label_column], dataset.features, label_column) if label_column is not None else None,
             columns={name: dataset[column] for name, column in mapping.items()},
             n=options.n, seed=options.seed,
             protection=protection_request(options, protect_column),
@@ -91,11 +91,12 @@ def augment_dataset(
                 "which a streamed IterableDataset cannot show it up front; augment a datasets.Dataset instead"
             )
         mapper = _BatchAugmenter(pipeline, text_column, label_column, keep_original, options.replace(trace=False),
-                                 with_reasons=False, mapping=mapping, protect_column=protect_column)
+                                 with_reasons=False, mapping=mapping, protect_column=protect_column,
+                                 features=dataset.features)
         return dataset.map(mapper, batched=True, batch_size=batch_size, with_indices=True, features=features), AugmentationReport()
 
     mapper = _BatchAugmenter(pipeline, text_column, label_column, keep_original, options, with_reasons=True,
-                             mapping=mapping, protect_column=protect_column)
+                             mapping=mapping, protect_column=protect_column, features=dataset.features)
     with_reasons = features.copy()
     with_reasons[REASON_COLUMN] = datasets.Value("string")
     with_reasons[COUNTS_COLUMN] = datasets.Value("string")
@@ -107,7 +108,7 @@ def augment_dataset(
             mapper, batched=True, batch_size=batch_size, with_indices=True, features=with_reasons,
             num_proc=workers if workers > 1 else None, load_from_cache_file=False, desc=f"augkit {pipeline.name}",
         )
-    report = _report(mapped, len(dataset), keep_original, options.n, pipeline.count_names)
+    report = _report(mapped, len(dataset), keep_original, options.n, pipeline.count_names, text_column)
     helpers = [REASON_COLUMN, COUNTS_COLUMN, _PLACEHOLDER]
     if options.trace:
         report.trace = _trace(mapped)
@@ -133,7 +134,7 @@ class _BatchAugmenter:
     """The function ``map`` calls on each batch (a class, so it pickles to worker processes)."""
 
     def __init__(self, pipeline, text_column, label_column, keep_original, options: RunOptions, *, with_reasons,
-                 mapping: dict[str, str], protect_column: str | None = None):
+                 mapping: dict[str, str], protect_column: str | None = None, features: Any = None):
         self.pipeline = pipeline
         self.text_column = text_column
         self.label_column = label_column
@@ -144,6 +145,7 @@ class _BatchAugmenter:
         self.mapping = mapping
         self.protect_column = protect_column
         self.rewrites = bool(pipeline.rewritten_names or pipeline.label_setters)
+        self.features = features
 
     def __call__(self, batch: dict[str, list], indices: list[int]) -> dict[str, list]:
         text_column = self.text_column
@@ -152,7 +154,8 @@ class _BatchAugmenter:
             batch[text_column],
             self.options,
             describe_row=lambda i: f"column {text_column!r}, row {indices[i]}",
-            labels=batch[self.label_column] if self.label_column is not None else None,
+            labels=_engine_labels(batch[self.label_column], self.features, self.label_column)
+            if self.label_column is not None else None,
             columns={name: batch[column] for name, column in self.mapping.items()},
             prepared=True,
             protect_values=batch[self.protect_column] if self.protect_column is not None else None,
@@ -211,6 +214,20 @@ class _BatchAugmenter:
             out[LABEL_FROM_COLUMN].append(batch[self.label_column][position] if changed else None)
 
 
+#: What a ``ClassLabel`` column holds for a row without a label (the GLUE test splits' labels, for one).
+CLASS_LABEL_MISSING = -1
+
+
+def _engine_labels(labels: list, features: Any, label_column: str) -> list:
+    """``labels`` as the engine reads them: a ``ClassLabel`` column's -1 is a missing label."""
+    import datasets
+
+    feature = features.get(label_column) if features is not None else None
+    if isinstance(feature, datasets.ClassLabel):
+        return [None if label == CLASS_LABEL_MISSING else label for label in labels]
+    return labels
+
+
 def _pair_columns(pipeline: Pipeline) -> list[str]:
     """The provenance columns of pair augmentation this pipeline's output gets."""
     return [CHANGED_COLUMN, *([LABEL_FROM_COLUMN] if pipeline.label_setters else [])]
@@ -221,18 +238,23 @@ def _reasons_by_row(result, rows: int) -> list[str]:
     return ["" if row or reason is None else reason for row, reason in zip(result.candidates, result.reasons, strict=True)]
 
 
-def _report(mapped: Any, rows: int, keep_original: bool, n: int, count_names: tuple[str, ...]) -> AugmentationReport:
+def _report(mapped: Any, rows: int, keep_original: bool, n: int, count_names: tuple[str, ...],
+            text_column: str) -> AugmentationReport:
     """The run's counts, from the output's arrow columns (not row by row)."""
     import pyarrow.compute as pc
 
     table = mapped.data
     augmented = pc.is_valid(table.column(METHOD_COLUMN))
+    carried = pc.is_valid(table.column(REASON_COLUMN))
+    named = pc.and_(carried, pc.not_equal(table.column(REASON_COLUMN), ""))  # rows without augmentation
     return report_from_columns(
         rows=rows, keep_original=keep_original, n=n, count_names=count_names,
         augmentations=pc.sum(augmented).as_py() or 0,
         rows_augmented=len(pc.unique(pc.filter(table.column(SOURCE_COLUMN), augmented))),
-        reasons=pc.drop_null(table.column(REASON_COLUMN)).to_pylist(),
+        reasons=pc.filter(table.column(REASON_COLUMN), named).to_pylist(),
         counts=pc.drop_null(table.column(COUNTS_COLUMN)).to_pylist(),
+        sources=pc.filter(table.column(SOURCE_COLUMN), named).to_pylist(),
+        texts=pc.filter(table.column(text_column), named).to_pylist(),
     )
 
 

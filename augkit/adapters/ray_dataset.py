@@ -84,7 +84,7 @@ def augment_ray_dataset(
         max_restarts=ACTOR_RESTARTS,
         max_task_retries=ACTOR_RESTARTS,
     ).materialize()
-    report = _report(mapped, rows, keep_original, options.n, pipeline.count_names, options.trace)
+    report = _report(mapped, rows, keep_original, options.n, pipeline.count_names, options.trace, text_column)
     if not keep_original:
         mapped = mapped.filter(lambda row: row[METHOD_COLUMN] is not None)
     return mapped.drop_columns([REASON_COLUMN, COUNTS_COLUMN] + ([TRACE_COLUMN] if options.trace else [])), report
@@ -114,19 +114,26 @@ class _RayBatchAugmenter:
         return out.reset_index(drop=True)
 
 
-def _report(mapped: Any, rows: int, keep_original: bool, n: int, count_names: tuple[str, ...], trace: bool) -> AugmentationReport:
+def _report(mapped: Any, rows: int, keep_original: bool, n: int, count_names: tuple[str, ...], trace: bool,
+            text_column: str) -> AugmentationReport:
     augmentations, sources, reasons, counts, entries = 0, set(), [], [], []
-    columns = [SOURCE_COLUMN, METHOD_COLUMN, REASON_COLUMN, COUNTS_COLUMN] + ([TRACE_COLUMN] if trace else [])
+    unaugmented_sources, unaugmented_texts = [], []  # of the rows carrying a reason, to name them
+    columns = list(dict.fromkeys([SOURCE_COLUMN, METHOD_COLUMN, REASON_COLUMN, COUNTS_COLUMN, text_column]
+                                 + ([TRACE_COLUMN] if trace else [])))
     for batch in mapped.select_columns(columns).iter_batches(batch_format="pandas"):
         augmented = batch[METHOD_COLUMN].notna()
         augmentations += int(augmented.sum())
         sources.update(batch.loc[augmented, SOURCE_COLUMN].tolist())
-        reasons += batch[REASON_COLUMN].tolist()
+        without = batch[REASON_COLUMN].map(lambda reason: isinstance(reason, str) and bool(reason))
+        reasons += batch.loc[without, REASON_COLUMN].tolist()
+        unaugmented_sources += batch.loc[without, SOURCE_COLUMN].tolist()
+        unaugmented_texts += batch.loc[without, text_column].tolist()
         counts += batch[COUNTS_COLUMN].tolist()
         if trace:
             for source, encoded in zip(batch[SOURCE_COLUMN].tolist(), batch[TRACE_COLUMN].tolist()):
                 entries += decode_traces(encoded, source)
     report = report_from_columns(rows=rows, keep_original=keep_original, n=n, count_names=count_names,
-                                 augmentations=augmentations, rows_augmented=len(sources), reasons=reasons, counts=counts)
+                                 augmentations=augmentations, rows_augmented=len(sources), reasons=reasons, counts=counts,
+                                 sources=unaugmented_sources, texts=unaugmented_texts)
     report.trace = entries if trace else None
     return report

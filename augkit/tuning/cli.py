@@ -43,6 +43,8 @@ def add_tune_parser(commands: argparse._SubParsersAction) -> None:
                       help="stop at the first run boundary past this many minutes; the runs done are ranked, --resume continues")
     tune.add_argument("--resume", action="store_true", help="continue the job in the output folder (same arguments)")
     tune.add_argument("--encoding", default="utf-8", help="encoding of a CSV, TSV or JSONL DATA (default: utf-8)")
+    tune.add_argument("--allow-multiline", action="store_true",
+                      help="read a CSV/TSV DATA as pandas does despite quoting a stray quote broke (as augment --allow-multiline)")
     progress = tune.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show a progress bar")
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
@@ -53,7 +55,7 @@ def run_tune(args: argparse.Namespace) -> int:
     from augkit.table_io import read_table
     from augkit.tuning.runner import tune
 
-    data = read_table(args.data, encoding=args.encoding)
+    data = read_table(args.data, encoding=args.encoding, allow_multiline=args.allow_multiline)
     output = Path(args.output) if args.output else Path(Path(args.data).name + JOB_SUFFIX)
     space = {key: value for key, value in (("pipelines", args.methods), ("n", args.n), ("weights", args.weights)) if value}
     result = tune(data, label_column=args.label_column, text_column=args.text_column, classifier=args.classifier,

@@ -25,6 +25,7 @@ from typing import Any
 from augkit.atomic_files import atomic_write
 from augkit.errors import UsageError
 from augkit.jobs import JobDamagedError
+from augkit.os_errors import naming
 
 SETTINGS_FILE, RUNS_FILE = "settings.json", "runs.jsonl"
 RANKING_FILE, SUMMARY_FILE = "ranking.csv", "summary.md"
@@ -87,7 +88,7 @@ class TuneJob:
         """Keep ``record``, on disk first (one line, flushed and synced)."""
         if self.folder is not None:
             line = json.dumps({name: getattr(record, name) for name in RUN_FIELDS}) + "\n"
-            with open(self.folder / RUNS_FILE, "a", encoding="utf-8") as runs:
+            with naming(self.folder / RUNS_FILE), open(self.folder / RUNS_FILE, "a", encoding="utf-8") as runs:
                 runs.write(line)
                 runs.flush()
                 os.fsync(runs.fileno())

@@ -4,8 +4,9 @@ A configuration's gain on a split is its validation accuracy minus ``none``'s on
 split (same training rows before augmentation, same validation rows), in points. Over the
 splits both were measured on: the mean gain and its sample standard deviation (the spread).
 The recommendation is the configuration with the highest mean gain among those whose gain
-is positive and larger than its spread over at least two splits; when none is, it is,
-honestly, no augmentation.
+is positive, larger than its spread over at least two splits, and worth at least one
+validation row per split (:mod:`augkit.tuning.resolution`); when none is, it is, honestly, no
+augmentation.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from augkit.tuning.job import RunRecord
+from augkit.tuning.resolution import row_points
 from augkit.tuning.space import NONE, Configuration
 
 RANKING_COLUMNS = ("rank", "configuration", "pipeline", "n", "weight", "splits", "accuracy", "gain", "gain_sd", "macro_f1", "verdict")
@@ -30,8 +32,10 @@ class Ranking:
     recommended: Configuration | None
 
 
-def rank(configurations: Sequence[Configuration], records: Sequence[RunRecord]) -> Ranking:
-    """Rank every configuration measured on at least one split, ``none`` included (gain 0)."""
+def rank(configurations: Sequence[Configuration], records: Sequence[RunRecord], valid_rows: int | None = None) -> Ranking:
+    """Rank every configuration measured on at least one split, ``none`` included (gain 0).
+    ``valid_rows``: the rows each split validates on, when known; a gain under one of them
+    (:func:`~augkit.tuning.resolution.row_points`) never beats none."""
     import pandas as pd
 
     by_key = {record.key: record for record in records}
@@ -61,7 +65,7 @@ def rank(configurations: Sequence[Configuration], records: Sequence[RunRecord]) 
     recommended = None
     for position, row in enumerate(rows, start=1):
         row["rank"] = position
-        row["verdict"] = _verdict(row)
+        row["verdict"] = _verdict(row, None if valid_rows is None else row_points(valid_rows))
         if recommended is None and row["verdict"] == "beats none":
             recommended = row["_configuration"]
     table = pd.DataFrame([{name: row[name] for name in RANKING_COLUMNS} for row in rows], columns=list(RANKING_COLUMNS))
@@ -74,7 +78,11 @@ def _or(value: float | None, default: float) -> float:
     return default if value is None else value
 
 
-def _verdict(row: dict) -> str:
+#: The verdict of a gain beyond its spread but smaller than one validation row per split.
+UNDER_ONE_ROW = "under one row"
+
+
+def _verdict(row: dict, step: float | None) -> str:
     if row["pipeline"] == NONE:
         return "baseline"
     gain, spread = row["gain"], row["gain_sd"]
@@ -83,5 +91,6 @@ def _verdict(row: dict) -> str:
     if spread is None:
         return "one split: spread unknown"
     if gain > spread and gain > 0:
-        return "beats none"
+        # gains are rounded to 0.01, so one row (14.2857...) shows as 14.29
+        return UNDER_ONE_ROW if step is not None and gain < round(step, 2) else "beats none"
     return "worse than none" if gain < -spread else "within spread"

@@ -25,7 +25,8 @@ from augkit.errors import InputError, InvalidParameterError
 from augkit.tuning.classifiers import C_GRID, make_classifier
 from augkit.tuning.job import RunRecord, TuneJob
 from augkit.tuning.ranking import Ranking, rank
-from augkit.tuning.space import BASELINE, DEFAULT_N, DEFAULT_PIPELINES, DEFAULT_WEIGHTS, Configuration, search_space
+from augkit.tuning.resolution import too_coarse
+from augkit.tuning.space import BASELINE, DEFAULT_N, DEFAULT_PIPELINES, DEFAULT_WEIGHTS, NONE, Configuration, search_space
 from augkit.tuning.split import ValidationSplit, stratified_split
 
 DEFAULT_SPLITS = 3
@@ -46,6 +47,9 @@ class TuneResult:
     rows_left_out: int
     unvalidated_labels: tuple[str, ...]
     seconds: float
+    #: Rows each split validates on (the same for every split), and the labels they cover.
+    valid_rows: int = 0
+    validated_labels: int = 0
 
     @property
     def table(self) -> Any:
@@ -59,6 +63,25 @@ class TuneResult:
     @property
     def complete(self) -> bool:
         return self.runs_done == self.runs_total
+
+    @property
+    def too_small(self) -> bool:
+        """Whether the validation splits are too small to tell the configurations apart
+        (:func:`~augkit.tuning.resolution.too_coarse`): nothing is recommended, and one
+        validation row is worth more than any configuration's gain and spread."""
+        if self.recommended is not None or not self.valid_rows:
+            return False
+        augmenting = self.table[self.table["configuration"] != NONE]
+        gains, spreads = augmenting["gain"].dropna().abs(), augmenting["gain_sd"].dropna()
+        if augmenting.empty:
+            return False
+        return too_coarse(self.valid_rows, self.splits_measured, float(gains.max()) if len(gains) else None,
+                          float(spreads.max()) if len(spreads) else None)
+
+    @property
+    def splits_measured(self) -> int:
+        """The splits the configurations were measured on (fewer than asked when a budget ended the job)."""
+        return int(self.table["splits"].max()) if len(self.table) else 0
 
 
 @dataclass(frozen=True)
@@ -126,9 +149,10 @@ def tune(
                 stopped = _run_split(job, model, rows, layout, index, seed + index, configurations, deadline, bar.update)
                 if stopped:
                     break
-        ranking = rank(configurations, job.records)
+        ranking = rank(configurations, job.records, valid_rows=len(layouts[0].valid))
+        validated = len({rows.labels[i] for i in layouts[0].valid})
         result = TuneResult(ranking, len(job.records), len(expected), stopped, len(rows.texts), rows.left_out,
-                            layouts[0].unvalidated, time.monotonic() - started)
+                            layouts[0].unvalidated, time.monotonic() - started, len(layouts[0].valid), validated)
         from augkit.tuning.summary import summary_text
 
         job.write_results(ranking.table, summary_text(result, settings))

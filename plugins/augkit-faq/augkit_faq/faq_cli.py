@@ -72,9 +72,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--encoding", default="utf-8",
                         help="encoding of a CSV, TSV or JSONL FAQ, e.g. latin-1 or cp1252 (default: utf-8); output is UTF-8")
     parser.add_argument("--allow-multiline", action="store_true",
-                        help="read CSV/TSV cells that span lines as pandas does even when their quoting is broken "
-                             "(refused by default: a stray quote makes them, merging the lines that follow into one row; "
-                             "well-formed answers of several paragraphs are always read)")
+                        help="read a CSV/TSV FAQ as pandas does even where a stray quote broke its quoting (refused "
+                             "by default, naming the lines: a closing quote followed by more text, or rows merged into one "
+                             "cell); well-formed answers of several paragraphs are always read")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bar (default: when standard error is a terminal)")
 
