@@ -16,6 +16,7 @@ from augkit.errors import (
     AugmenterOutputError,
     InputError,
     InvalidParameterError,
+    ModelNotAvailableError,
     PipelineSpecError,
     UnknownMethodError,
     UnknownParameterError,
@@ -24,6 +25,7 @@ from augkit.errors import (
 from augkit.filters import BatchContext, DatasetContext, ExactDuplicateFilter, Filter, Scorer
 from augkit.generated_row import GeneratedRow
 from augkit.hookspecs import hookimpl
+from augkit.model_needs import ModelNeed
 from augkit.pipeline import Chain, Interleave, Pipeline, Union
 from augkit.plugins import get_registry, reset_registry
 from augkit.report import AugmentationReport
@@ -45,6 +47,8 @@ __all__ = [
     "GeneratedRow",
     "InputError",
     "InvalidParameterError",
+    "ModelNeed",
+    "ModelNotAvailableError",
     "Pipeline",
     "PipelineSpecError",
     "Scorer",

@@ -161,8 +161,10 @@ def _build_parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", help="list installed methods, filters and plugin commands")
     listing.set_defaults(augkit_handler=_list)
 
-    info = commands.add_parser("info", help="show a method's or filter's parameters")
+    info = commands.add_parser("info", help="show a method's or filter's parameters and the models it needs")
     info.add_argument("method", metavar="METHOD")
+    info.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+                      help="a parameter, repeatable: the models listed are those it needs with these parameters")
     info.set_defaults(augkit_handler=_info)
 
     augment = commands.add_parser(
@@ -449,7 +451,46 @@ def _info(args: argparse.Namespace) -> int:
     print()
     print(f"Scores added: {', '.join(scores)} (output columns {', '.join('augkit_' + s for s in scores)})"
           if scores else "Scores added: none")
+    _print_models(entry, kind, parse_param_options(args.param, args.method))
     return EXIT_OK
+
+
+def _print_models(entry, kind: str, params: dict[str, Any]) -> None:
+    """The models the method or filter needs with ``params`` (its own steps' included), where
+    each loads from here, and how to provide the missing ones."""
+    from augkit.hub_access import forget_hub_answer
+    from augkit.model_availability import how_to_provide
+    from augkit.model_needs import locate
+    from augkit.params import instantiate
+
+    print()
+    with_what = "these parameters" if params else "default parameters"
+    try:
+        step = instantiate(entry.cls, entry.name, params)
+        if kind == "method":
+            from augkit.pipeline import Pipeline
+
+            needs = Pipeline(step, dedup=False).required_models()
+        else:
+            needs = list(step.required_models())
+    except UsageError:
+        if params:
+            raise
+        print(f"Models: cannot tell without its required parameters (augkit info {entry.name} -p KEY=VALUE)")
+        return
+    if not needs:
+        print(f"Models (with {with_what}): none to load")
+        return
+    print(f"Models (with {with_what}), and where each loads from here:")
+    forget_hub_answer()
+    located = [locate(need) for need in needs]
+    for place in located:
+        print(f"  {place.need.described()}")
+        print(f"      {'found: ' + place.found if place.found else 'NOT AVAILABLE: ' + place.missing}")
+    advice = how_to_provide([place for place in located if place.missing])
+    if advice:
+        text = "\n".join(line.removeprefix("  ") for line in advice)
+        print(text[:1].upper() + text[1:])
 
 
 def _scores_added(cls: type, kind: str) -> tuple[str, ...]:

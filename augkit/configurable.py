@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from augkit.model_needs import ModelNeed
 from augkit.params import Parameter, describe_parameters, with_current_names
 
 
@@ -31,6 +33,20 @@ class Configurable:
     def description(cls) -> str:
         """The first line of the class docstring."""
         return first_docstring_line(cls)
+
+    def required_models(self) -> Sequence[ModelNeed]:
+        """The models this step will load with its current parameters, each a
+        :class:`~augkit.model_needs.ModelNeed` (the model, its kind, the parameter naming it),
+        so that a run finds every missing one before it loads any, and ``augkit info`` lists
+        them. A step that loads models declares them here; one that runs another method
+        includes that method's. Default: none.
+
+        Example::
+
+            def required_models(self):
+                return [ModelNeed(self.generator, "seq2seq", "generator", "paraphrasing")]
+        """
+        return ()
 
     def get_params(self) -> dict[str, Any]:
         """The current configuration, read back from the attributes named like the

@@ -12,6 +12,11 @@ Base classes
     :class:`DatasetContext` (what ``prepare`` of a filter or augmenter sees once per run), :func:`check_sources`
     (a filter's check that sources and candidate lists line up), :func:`first_distinct` (the
     first ``n`` distinct candidates of a lazy generator).
+Models a step needs
+    :class:`ModelNeed`: what a step's ``required_models()`` returns for each model it will load
+    (the model, its kind, the parameter naming it), so that a run checks every model before it
+    loads any and ``augkit info`` lists them; :func:`needs_within` names the models of a method
+    a step runs inside itself (``sample_from=``) through that step's parameter.
 Errors
     :class:`AugkitError` and its subclasses; raise :class:`InvalidParameterError` for a bad
     constructor argument, :class:`InputError` for bad data, :class:`MissingDependencyError`
@@ -109,6 +114,7 @@ from augkit.filters.label_integrity import LabelIntegrityFilter
 from augkit.filters.semantic import SemanticFilter
 from augkit.filters.top_k import TopKFilter
 from augkit.generated_row import GeneratedRow
+from augkit.model_needs import ModelNeed, needs_within
 from augkit.params import check_int, unknown_name_message
 from augkit.registry import RESERVED_PARAMETERS
 from augkit.seeding import ROW_SEED_BITS, RowSeeder, resolve_seed
@@ -239,6 +245,8 @@ __all__ = [
     "AugkitError", "AugmentationFailedError", "AugmenterOutputError", "InputError", "InvalidParameterError",
     "MissingDependencyError", "ModelNotAvailableError", "PipelineSpecError", "UnknownMethodError",
     "UnknownParameterError", "UsageError",
+    # the models a step loads
+    "ModelNeed", "needs_within",
     # shared rules and filters
     "DUPLICATE_OF_EARLIER", "DUPLICATE_OF_SOURCE", "EditRatioFilter", "ExactDuplicateFilter",
     "LabelIntegrityFilter", "SemanticFilter", "TopKFilter",

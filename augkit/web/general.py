@@ -158,13 +158,14 @@ def run_traced(frame: Any, settings: RunSettings, *, on_rows: Callable[[int, int
     :class:`RunCancelled` once ``cancel`` is set. Returns the output, the trace and the run's
     summary."""
     from augkit.adapters.frame import augment_frame
-    from augkit.api import build_pipeline
+    from augkit.api import build_pipeline, check_models_for_run
     from augkit.run_options import RunOptions
     from augkit.trace import trace_frame
 
     settings.checked(list(frame.columns))
     pipeline = build_pipeline(settings.pipeline.strip(), {})
     options = RunOptions(n=settings.n, seed=settings.seed, progress=False, trace=True).checked()
+    check_models_for_run(pipeline, options.n)
     done = [0]
 
     def advance(rows: int) -> None:
