@@ -17,6 +17,9 @@ Models a step needs
     (the model, its kind, the parameter naming it), so that a run checks every model before it
     loads any and ``augkit info`` lists them; :func:`needs_within` names the models of a method
     a step runs inside itself (``sample_from=``) through that step's parameter.
+A method run inside a step
+    :func:`n_named_as`: that method's warnings about the ``n`` the step asked of it, said again
+    with ``n`` named as the parameter the user set (ERAP's ``k``, the FAQ method's ``num_return``).
 Errors
     :class:`AugkitError` and its subclasses; raise :class:`InvalidParameterError` for a bad
     constructor argument, :class:`InputError` for bad data, :class:`MissingDependencyError`
@@ -115,6 +118,7 @@ from augkit.filters.semantic import SemanticFilter
 from augkit.filters.top_k import TopKFilter
 from augkit.generated_row import GeneratedRow
 from augkit.model_needs import ModelNeed, needs_within
+from augkit.nested_warnings import n_named_as
 from augkit.params import check_int, unknown_name_message
 from augkit.registry import RESERVED_PARAMETERS
 from augkit.seeding import ROW_SEED_BITS, RowSeeder, resolve_seed
@@ -247,6 +251,8 @@ __all__ = [
     "UnknownParameterError", "UsageError",
     # the models a step loads
     "ModelNeed", "needs_within",
+    # a method run inside a step
+    "n_named_as",
     # shared rules and filters
     "DUPLICATE_OF_EARLIER", "DUPLICATE_OF_SOURCE", "EditRatioFilter", "ExactDuplicateFilter",
     "LabelIntegrityFilter", "SemanticFilter", "TopKFilter",

@@ -18,11 +18,10 @@ the thesis samples without it.
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from augkit.plugin import InvalidParameterError, ModelNeed, UsageError, needs_within, progress_bar
+from augkit.plugin import InvalidParameterError, ModelNeed, UsageError, n_named_as, needs_within, progress_bar
 
 from augkit_faq.prompt import paraphrase_prompt
 
@@ -169,25 +168,14 @@ class MethodParaphraser:
             raise UsageError(f"{len(questions)} questions but {len(seeds)} seeds")
         self._pipeline.prepare(list(questions))
         rows = []
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", RuntimeWarning)
+        # the method was asked for num_return candidates per question; the user may never have passed n
+        with n_named_as(num_return, f"{num_return} candidates per question (--num-return, num_return=)"):
             with progress_bar(len(questions), shown=progress, description="paraphrasing", unit="question") as bar:
                 for question, seed in zip(questions, seeds, strict=True):
                     candidates, _ = self._pipeline.run([question], num_return, seed)
                     rows.append([candidate.text for candidate in candidates[0]])
                     bar.update(1)
-        _warn_in_faq_terms(caught, num_return)
         return rows
-
-
-def _warn_in_faq_terms(caught: list[warnings.WarningMessage], num_return: int) -> None:
-    """Warnings of the generating method, again, with its ``n`` named as the FAQ option the
-    user can change (the method was asked for ``num_return`` candidates per question; the
-    user may never have passed ``n``)."""
-    for warning in caught:
-        message = str(warning.message).replace(
-            f"n={num_return}", f"{num_return} candidates per question (--num-return, num_return=)")
-        warnings.warn(message, warning.category, stacklevel=3)
 
 
 def resolve_generator(
