@@ -110,7 +110,7 @@ def test_a_local_model_nlpaug_cannot_run_is_refused_naming_the_folder_and_transf
     message = str(raised.value)
     assert f"local folder {str(tiny_masked_lm)!r}" in message
     assert "_convert_token_to_id" in message and f"transformers {transformers.__version__}" in message
-    assert "huggingface-cli download" not in message
+    assert "hf download" not in message
 
 
 @pytest.mark.slow
