@@ -6,6 +6,7 @@ import functools
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from augkit.docstring_text import first_sentence
 from augkit.model_needs import ModelNeed
 from augkit.params import Parameter, describe_parameters, with_current_names
 
@@ -31,8 +32,9 @@ class Configurable:
 
     @classmethod
     def description(cls) -> str:
-        """The first line of the class docstring."""
-        return first_docstring_line(cls)
+        """The first sentence of the class docstring, whole and in plain text (what ``augkit
+        list`` shows)."""
+        return first_sentence(cls.__doc__)
 
     def required_models(self) -> Sequence[ModelNeed]:
         """The models this step will load with its current parameters, each a
@@ -77,10 +79,3 @@ def _accepting_old_names(init: Any, cls: type) -> Any:
 
     return __init__
 
-
-def first_docstring_line(obj: Any) -> str:
-    """The first non-empty line of ``obj``'s docstring, or an empty string."""
-    for line in (obj.__doc__ or "").strip().splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
