@@ -74,8 +74,9 @@ A tab of ``augkit serve``'s page (``register_web_tabs``; loaded on first access)
     :class:`TabContext` (the upload limit and the server's temporary folder), :func:`read_upload`,
     :func:`without_server_path`, :func:`download_path`, :data:`UPLOAD_FILE_TYPES` (the upload
     rules every tab shares), :func:`table_upload` (the file picker with two column
-    dropdowns; imports gradio) and :func:`header_fitting_widths` (a table's column widths
-    that keep each header on one line).
+    dropdowns; imports gradio), :func:`header_fitting_widths` (a table's column widths
+    that keep each header on one line) and :func:`status_line` (a message of several lines, such
+    as the missing models of a run, on a Markdown status line).
 
 >>> from augkit.plugin import Augmenter, split_words
 >>> class Reverse(Augmenter):
@@ -203,6 +204,7 @@ _LAZY = {
     "UPLOAD_FILE_TYPES": "augkit.web.uploads",
     "table_upload": "augkit.web.widgets",
     "header_fitting_widths": "augkit.web.widgets",
+    "status_line": "augkit.web.status",
     "progress_bar": "augkit.progress",
     # plugin commands built on augkit's own (augkit paramac build-pairs runs augment)
     "run_cli": "augkit.cli",

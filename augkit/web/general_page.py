@@ -42,6 +42,7 @@ from augkit.web.general import (
     write_downloads,
 )
 from augkit.web.uploads import read_upload, without_server_path
+from augkit.web.status import status_line
 from augkit.web.widgets import header_fitting_widths, table_upload
 
 INTRO = (
@@ -264,9 +265,9 @@ def _warned(said: list[str], path: str) -> str:
 
 def _failure(error: BaseException, path: str) -> str:
     if isinstance(error, AugkitError):
-        return f"**Error:** {_message(error, path)}"
+        return status_line("Error", _message(error, path))
     _log.error("augkit serve: a run failed", exc_info=error)
-    return f"**Failed:** {_message(error, path)}"
+    return status_line("Failed", _message(error, path))
 
 
 def _message(error: BaseException, path: str) -> str:

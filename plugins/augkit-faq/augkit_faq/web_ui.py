@@ -24,6 +24,7 @@ from augkit.plugin import (
     download_path,
     header_fitting_widths,
     read_upload,
+    status_line,
     table_upload,
     without_server_path,
 )
@@ -141,7 +142,7 @@ def paraphrase_upload(
             min_similarity=_real(min_similarity, DEFAULT_MIN_SIMILARITY),
         )
     except AugkitError as error:
-        return None, None, f"**Error:** {without_server_path(error, path)}"
+        return None, None, status_line("Error", without_server_path(error, path))
     except Exception as error:  # noqa: BLE001 -- a model library's own failure: say it on the page, log the traceback
         _log.exception("augkit serve: paraphrasing failed")
         return None, None, f"**Failed:** {type(error).__name__}: {error}"
