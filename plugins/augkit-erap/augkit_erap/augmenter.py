@@ -170,7 +170,9 @@ class Erap(Augmenter):
         if self.aware:
             from augkit.plugin import DEFAULT_NLI_MODEL
 
-            needs += [ModelNeed(self.oracle or DEFAULT_NLI_MODEL, "pair", "oracle", "NLI oracle"),
+            needs += [ModelNeed(self.oracle or DEFAULT_NLI_MODEL, "pair", "oracle", "NLI oracle",
+                                "or take the samples without the oracle: aware=false (the paper's entailment-unaware "
+                                "baseline: no relation is checked)"),
                       ModelNeed(self.similarity_model, "sentence-transformers", "similarity_model", "similarity reward")]
         return needs
 
