@@ -41,8 +41,8 @@ from augkit.web.general import (
     without_unticked,
     write_downloads,
 )
-from augkit.web.uploads import read_upload, without_server_path
 from augkit.web.status import status_line
+from augkit.web.uploads import read_upload, without_server_path
 from augkit.web.widgets import header_fitting_widths, table_upload
 
 INTRO = (
