@@ -2,7 +2,7 @@
 
 huggingface_hub retries a request that gets no answer (``http_backoff``: 5 retries, waits of
 1, 2, 4, 8 and 8 s), and loading a model asks for several files: with the hub unreachable, a
-first ``load_seq2seq("t5-small")`` took 50 s here before it failed. augkit asks the hub itself
+first ``load_seq2seq("t5-small")`` took 50.9 s before it failed (DNS failing at once). augkit asks the hub itself
 first, once, without retries and with a short timeout (:data:`HUB_TRY_SECONDS`); when that gets
 no answer, the rest of the run (:func:`forget_hub_answer` starts one) never touches the network
 again and every missing model is named at once instead.

@@ -87,11 +87,11 @@ class Located:
     for_download: bool = False
 
 
-def locate(need: ModelNeed, *, ask_hub: bool = True) -> Located:
+def locate(need: ModelNeed) -> Located:
     """Where ``need`` would load from, looked up as the loaders do (:func:`augkit.models.resolve_model_source`)
-    without loading it. A model on no disk here is asked of the hub when ``ask_hub`` (once per
-    run when the hub does not answer); otherwise it is missing."""
-    from augkit.hub_access import ask_hub as ask, in_hub_cache
+    without loading it. A model on no disk here is asked of the hub (:func:`augkit.hub_access.ask_hub`:
+    not at all once a try of the run got no answer)."""
+    from augkit.hub_access import ask_hub, in_hub_cache
     from augkit.models.spec import MODEL_DIR_ENV, PACKAGED_MODELS, ModelSpec, resolve_model_source
 
     spec = ModelSpec.parse(need.model)
@@ -106,9 +106,7 @@ def locate(need: ModelNeed, *, ask_hub: bool = True) -> Located:
     located = Located(need, hub_id=spec.name, revision=spec.revision)
     if any(in_hub_cache(name, spec.revision) for name in _cache_names(need, spec.name)):
         return replace(located, found="Hugging Face cache")
-    if not ask_hub:
-        return replace(located, missing="not on this machine (the hub was not asked)", for_download=True)
-    answer = ask(_cache_names(need, spec.name)[-1], spec.revision)
+    answer = ask_hub(_cache_names(need, spec.name)[-1], spec.revision)
     if answer.found:
         return replace(located, found="the Hugging Face hub (downloaded on first use)")
     if answer.unreachable:
@@ -152,8 +150,6 @@ def needs_within(needs: Sequence[ModelNeed], parameter: str, value: str) -> list
     """``needs`` of a method run inside another step, named through the parameter that names
     that method: ``forward_model in sample_from='backtranslation(engine=transformers)'``."""
     return [replace(need, parameter=f"{need.parameter} in {parameter}={value!r}") for need in needs]
-
-
 
 
 def _cache_names(need: ModelNeed, name: str) -> tuple[str, ...]:
