@@ -16,7 +16,8 @@ Models a step needs
     :class:`ModelNeed`: what a step's ``required_models()`` returns for each model it will load
     (the model, its kind, the parameter naming it), so that a run checks every model before it
     loads any and ``augkit info`` lists them; :func:`needs_within` names the models of a method
-    a step runs inside itself (``sample_from=``) through that step's parameter.
+    a step runs inside itself (``sample_from=``) through that step's parameter;
+    :func:`check_models` checks some at once, for a step that must load them in ``__init__``.
 A method run inside a step
     :func:`n_named_as`: that method's warnings about the ``n`` the step asked of it, said again
     with ``n`` named as the parameter the user set (ERAP's ``k``, the FAQ method's ``num_return``).
@@ -119,7 +120,7 @@ from augkit.filters.label_integrity import LabelIntegrityFilter
 from augkit.filters.semantic import SemanticFilter
 from augkit.filters.top_k import TopKFilter
 from augkit.generated_row import GeneratedRow
-from augkit.model_needs import ModelNeed, needs_within
+from augkit.model_needs import ModelNeed, check_models, needs_within
 from augkit.nested_warnings import n_named_as
 from augkit.params import check_int, unknown_name_message
 from augkit.registry import RESERVED_PARAMETERS
@@ -254,7 +255,7 @@ __all__ = [
     "MissingDependencyError", "ModelNotAvailableError", "PipelineSpecError", "UnknownMethodError",
     "UnknownParameterError", "UsageError",
     # the models a step loads
-    "ModelNeed", "needs_within",
+    "ModelNeed", "check_models", "needs_within",
     # a method run inside a step
     "n_named_as",
     # shared rules and filters
