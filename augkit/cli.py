@@ -461,6 +461,7 @@ def _info(args: argparse.Namespace) -> int:
 def _print_models(entry, kind: str, params: dict[str, Any]) -> None:
     """The models the method or filter needs with ``params`` (its own steps' included), where
     each loads from here, and how to provide the missing ones."""
+    from augkit.errors import ModelNotAvailableError
     from augkit.hub_access import forget_hub_answer
     from augkit.model_availability import how_to_provide
     from augkit.model_needs import locate
@@ -476,6 +477,9 @@ def _print_models(entry, kind: str, params: dict[str, Any]) -> None:
             needs = Pipeline(step, dedup=False).required_models()
         else:
             needs = list(step.required_models())
+    except ModelNotAvailableError as error:  # a step that loads its models when built checked them then
+        print(f"Models (with {with_what}): {error}")
+        return
     except UsageError:
         if params:
             raise

