@@ -53,10 +53,12 @@ def missing_models_message(missing: Sequence[Located], owner: str) -> str:
 
 def how_to_provide(missing: Sequence[Located]) -> list[str]:
     """The lines saying how to provide the models of ``missing`` that only want downloading (a
-    missing folder, or a name the hub does not know, needs no advice beyond what is wrong)."""
+    missing folder, or a name the hub does not know, needs no advice beyond what is wrong),
+    and the other ways out the steps offer (:attr:`~augkit.model_needs.ModelNeed.alternative`)."""
     from_hub = [entry for entry in missing if entry.for_download]
     if not from_hub:
-        return []
+        others = list(dict.fromkeys(entry.need.alternative for entry in missing if entry.need.alternative))
+        return [f"  ({alternative})" for alternative in others]
     plain = [entry.need.parameter for entry in from_hub if " " not in entry.need.parameter]
     example = ("give its parameter a local folder that holds it (saved with save_pretrained, safetensors weights)"
                + (f", e.g. {plain[0]}=/path/to/folder" if plain else ""))

@@ -99,7 +99,7 @@ def locate(need: ModelNeed) -> Located:
     if source.local:
         folder = Path(source.location).absolute()
         if not folder.is_dir():
-            return Located(need, missing=f"no such folder: {folder}")
+            return Located(need, missing=f"no such directory: {folder}")
         if not any((folder / name).is_file() for name in MODEL_FOLDER_FILES):
             return Located(need, missing=f"folder {folder} holds no config.json (save a model with save_pretrained)")
         return Located(need, found=_local_origin(spec.name, folder, MODEL_DIR_ENV, PACKAGED_MODELS))

@@ -60,7 +60,7 @@ def test_a_method_names_every_missing_model_in_one_error_before_loading_any(clin
     assert message.startswith("paramac needs 3 models that are not available here:")
     assert "'augkit-tests/no-such-mlm' (masked language model, keyword substitutes; set by substitution_model)" in message
     assert "'augkit-tests/no-such-encoder' (token-embedding model, BERTScore; set by semantic_model)" in message
-    assert f"set by fluency_model): no such folder: {nowhere}" in message
+    assert f"set by fluency_model): no such directory: {nowhere}" in message
     assert str(tiny_t5_infiller) not in message
     # how to provide each hub model; a missing folder gets its name, not a download command
     assert "hf download augkit-tests/no-such-mlm --local-dir models/augkit-tests/no-such-mlm" in message
