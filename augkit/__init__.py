@@ -16,6 +16,7 @@ from augkit.errors import (
     AugmenterOutputError,
     InputError,
     InvalidParameterError,
+    ModelNotAvailableError,
     NothingAugmentedError,
     PipelineSpecError,
     UnknownMethodError,
@@ -25,6 +26,7 @@ from augkit.errors import (
 from augkit.filters import BatchContext, DatasetContext, ExactDuplicateFilter, Filter, Scorer
 from augkit.generated_row import GeneratedRow
 from augkit.hookspecs import hookimpl
+from augkit.model_needs import ModelNeed
 from augkit.pipeline import Chain, Interleave, Pipeline, Union
 from augkit.plugins import get_registry, reset_registry
 from augkit.report import AugmentationReport
@@ -46,6 +48,8 @@ __all__ = [
     "GeneratedRow",
     "InputError",
     "InvalidParameterError",
+    "ModelNeed",
+    "ModelNotAvailableError",
     "NothingAugmentedError",
     "Pipeline",
     "PipelineSpecError",

@@ -9,6 +9,7 @@ from typing import Any
 
 from augkit.augmenter import Augmenter
 from augkit.errors import InputError, UsageError
+from augkit.hub_access import forget_hub_answer
 from augkit.pipeline import Chain, Interleave, Pipeline, Union
 from augkit.protection.step import check_protect_column
 from augkit.report import AugmentationReport, check_something_worked
@@ -193,6 +194,7 @@ def augment_with_report(
     if isinstance(data, (list, tuple)) and protect_column is not None:
         raise UsageError("protect_column applies to tables (a DataFrame, a datasets.Dataset); for a list of texts "
                          "give the words and phrases to protect as protect=[...]")
+    check_models_for_run(pipeline, options.n)
     if not isinstance(data, (list, tuple, str)):
         check_context_request(pipeline, table_options["context_columns"], label_column)
     if _is_dataframe(data):
@@ -259,6 +261,15 @@ def _apply_column_keywords(pipeline: Pipeline, columns: Mapping[str, Any], text_
                 + (f"the columns {', '.join(known)}" if known else "no other column than the text (text_column=)")
             )
     return text_column, mapping
+
+
+def check_models_for_run(pipeline: Pipeline, n: int) -> None:
+    """The start of a run that makes augmentations (``n`` > 0): the hub may be asked again,
+    once (:func:`augkit.hub_access.forget_hub_answer`), and every model the pipeline needs is
+    found before any loads (:meth:`Pipeline.check_models`)."""
+    if n > 0:
+        forget_hub_answer()
+        pipeline.check_models()
 
 
 def build_pipeline(method: Any, params: Mapping[str, Any]) -> Pipeline:

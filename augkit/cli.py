@@ -28,11 +28,16 @@ from augkit.os_errors import describe_os_error
 from augkit.params import REQUIRED, Parameter, describe_any_keyword, parse_cli_value
 from augkit.process_tree import descendants
 from augkit.protection.reading import phrase_list
+from augkit.docstring_text import plain_text
+from augkit.terminal_table import output_width, table_lines
 from augkit.termination import Terminated, terminate_like_interrupt
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: 128 + SIGTERM, as a shell reports a process ended by it.
 EXIT_TERMINATED = 143
+#: Widest the SCORES column of ``augkit list`` gets before it wraps after a comma: room for two
+#: score names, so that ParaMac's five do not push the descriptions off the terminal.
+SCORES_WIDTH = 24
 #: ``augkit augment --row-timeout`` when no step of the pipeline runs a model: model-free
 #: methods take milliseconds per batch (EDA: 0.05 s for 256 rows, n=4), so only a hung row
 #: (a plugin stuck on the network, in a sleep or a loop) comes near it. Pipelines with a
@@ -163,8 +168,10 @@ def _build_parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", help="list installed methods, filters and plugin commands")
     listing.set_defaults(augkit_handler=_list)
 
-    info = commands.add_parser("info", help="show a method's or filter's parameters")
+    info = commands.add_parser("info", help="show a method's or filter's parameters and the models it needs")
     info.add_argument("method", metavar="METHOD")
+    info.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+                      help="a parameter, repeatable: the models listed are those it needs with these parameters")
     info.set_defaults(augkit_handler=_info)
 
     augment = commands.add_parser(
@@ -420,12 +427,14 @@ def _list(args: argparse.Namespace) -> int:
         tables.append(("COMMAND", registry.commands))
     if registry.training_targets:
         tables.append(("TRAIN TARGET", registry.training_targets))
+    width = output_width()
     for title, table in tables:
         with_scores = title in ("METHOD", "FILTER")  # the scores a method or filter adds (augkit_<score> columns)
         rows = [(name, entry.plugin.distribution, entry.plugin.version,
-                 *([",".join(_scores_added(entry.cls, title)) or "-"] if with_scores else []), entry.description)
+                 *([",".join(_scores_added(entry.cls, title)) or "-"] if with_scores else []), plain_text(entry.description))
                 for name, entry in sorted(table.items())]
-        _print_table([(title, "PLUGIN", "VERSION", *(["SCORES"] if with_scores else []), "DESCRIPTION"), *rows])
+        header = (title, "PLUGIN", "VERSION", *(["SCORES"] if with_scores else []), "DESCRIPTION")
+        print("\n".join(table_lines([header, *rows], width, list_columns={3: SCORES_WIDTH} if with_scores else None)))
         print()
     for problem in registry.problems:
         print(f"skipped: {problem}", file=sys.stderr)
@@ -444,11 +453,7 @@ def _info(args: argparse.Namespace) -> int:
             raise
         entry, kind = registry.filter(args.method), "filter"
     print(f"{entry.name} ({kind}) from plugin {entry.plugin.name!r}: {entry.plugin.distribution} {entry.plugin.version}")
-    print(entry.description)
-    body = _docstring_body(entry.cls.__doc__)
-    if body:
-        print()
-        print(body)
+    print(_docstring_body(entry.cls.__doc__))
     _print_row_context(entry.cls)
     any_keyword = describe_any_keyword(entry.cls)
     parameters = [*entry.cls.parameters(), *([any_keyword] if any_keyword else [])]
@@ -471,7 +476,50 @@ def _info(args: argparse.Namespace) -> int:
     print()
     print(f"Scores added: {', '.join(scores)} (output columns {', '.join('augkit_' + s for s in scores)})"
           if scores else "Scores added: none")
+    _print_models(entry, kind, parse_param_options(args.param, args.method))
     return EXIT_OK
+
+
+def _print_models(entry, kind: str, params: dict[str, Any]) -> None:
+    """The models the method or filter needs with ``params`` (its own steps' included), where
+    each loads from here, and how to provide the missing ones."""
+    from augkit.errors import ModelNotAvailableError
+    from augkit.hub_access import forget_hub_answer
+    from augkit.model_availability import how_to_provide
+    from augkit.model_needs import locate
+    from augkit.params import instantiate
+
+    print()
+    with_what = "these parameters" if params else "default parameters"
+    try:
+        step = instantiate(entry.cls, entry.name, params)
+        if kind == "method":
+            from augkit.pipeline import Pipeline
+
+            needs = Pipeline(step, dedup=False).required_models()
+        else:
+            needs = list(step.required_models())
+    except ModelNotAvailableError as error:  # a step that loads its models when built checked them then
+        print(f"Models (with {with_what}): {error}")
+        return
+    except UsageError:
+        if params:
+            raise
+        print(f"Models: cannot tell without its required parameters (augkit info {entry.name} -p KEY=VALUE)")
+        return
+    if not needs:
+        print(f"Models (with {with_what}): none to load")
+        return
+    print(f"Models (with {with_what}), and where each loads from here:")
+    forget_hub_answer()
+    located = [locate(need) for need in needs]
+    for place in located:
+        print(f"  {place.need.described()}")
+        print(f"      {'found: ' + place.found if place.found else 'NOT AVAILABLE: ' + place.missing}")
+    advice = how_to_provide([place for place in located if place.missing])
+    if advice:
+        text = "\n".join(line.removeprefix("  ") for line in advice)
+        print(text[:1].upper() + text[1:])
 
 
 def _scores_added(cls: type, kind: str) -> tuple[str, ...]:
@@ -698,8 +746,10 @@ def _signature(parameter: Parameter) -> str:
 
 
 def _docstring_body(doc: str | None) -> str:
-    """The docstring's paragraphs after its first line and before its parameter section."""
-    lines = textwrap.dedent("\n".join((doc or "").strip().splitlines()[1:])).strip().splitlines()
+    """The docstring's paragraphs before its parameter section, as written (the first line
+    is not indented like the others)."""
+    first, _, rest = (doc or "").strip().partition("\n")
+    lines = [first.strip(), *textwrap.dedent(rest).splitlines()]
     body = []
     for line in lines:
         if line.strip() in {"Parameters", "Args:", "Arguments:", "Example::", "Examples"}:
@@ -709,10 +759,7 @@ def _docstring_body(doc: str | None) -> str:
 
 
 def _print_table(rows: list[tuple[str, ...]], file=None) -> None:
-    widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]) - 1)]
-    for row in rows:
-        cells = [str(cell).ljust(width) for cell, width in zip(row, widths)]
-        print("  ".join([*cells, str(row[-1])]).rstrip(), file=file)
+    print("\n".join(table_lines(rows)), file=file)
 
 
 if __name__ == "__main__":

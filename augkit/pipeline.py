@@ -37,6 +37,7 @@ from augkit.errors import (
 )
 from augkit.filters.base import BatchContext, DatasetContext, Filter
 from augkit.filters.dedup import ExactDuplicateFilter
+from augkit.model_needs import ModelNeed, check_models, distinct_needs, qualified
 from augkit.generated_row import USAGE_PREFIX, GeneratedRow, merged_notes, notes_of, with_notes
 from augkit.pipeline_spec import GroupSpec, StepSpec, format_options, format_step, parse_pipeline_spec
 from augkit.protection.locate import relocated
@@ -184,6 +185,7 @@ class Pipeline:
             resolved.insert(1 if first_dedup else 0, ProtectedSpansFilter())
         self.filters: tuple[Filter, ...] = tuple(resolved)
         _check_scores_read(self._generator.leaves(), self.filters, registry)
+        self._models_checked = False
 
     @classmethod
     def from_string(cls, spec: str, params: Mapping[str, Any] | None = None, **options: Any) -> Pipeline:
@@ -259,6 +261,41 @@ class Pipeline:
         make (``sets_label``)."""
         return tuple(leaf.label for leaf in self._generator.leaves() if leaf.augmenter.sets_label)
 
+    def required_models(self) -> list[ModelNeed]:
+        """Every model this pipeline's steps will load with their parameters, each once: the
+        generators' first, then the filters' (:meth:`augkit.Augmenter.required_models`). A
+        model is named by the parameter its caller passes: ``generator`` for a lone method,
+        ``paramac.generator`` or ``semantic.model`` in a pipeline of several steps (as ``-p``
+        and ``params`` take them); a method's own steps' models by the method's parameters."""
+        lone = self._lone_method()
+        needs: list[ModelNeed] = []
+        for leaf in self._generator.leaves():
+            declared = list(leaf.augmenter.required_models())
+            needs += declared if lone else qualified(declared, leaf.label)
+        for step in self.filters:
+            needs += qualified(list(step.required_models()), step.name)
+        return distinct_needs(needs)
+
+    def check_models(self) -> None:
+        """Find where every model of :meth:`required_models` would load from, before any is
+        loaded: one :class:`~augkit.errors.ModelNotAvailableError` names every one that is
+        missing, with how to provide each (:func:`augkit.model_needs.check_models`).
+        :meth:`prepare` and :meth:`run_batch` check once per pipeline; :func:`augkit.augment`
+        and ``augkit augment`` check at the start of every run."""
+        check_models(self.required_models(), self.name if self._lone_method() else f"the pipeline {self.spec!r}")
+        self._models_checked = True
+
+    def _lone_method(self) -> bool:
+        """Whether one method makes the pipeline's models, with its own steps and no other step
+        that loads one: its parameters then name them unqualified."""
+        own = {id(step) for step in self._own_steps}
+        return len(self._generator.leaves()) == 1 and not any(
+            id(step) not in own and step.required_models() for step in self.filters)
+
+    def _check_models_once(self) -> None:
+        if not self._models_checked:
+            self.check_models()
+
     @property
     def readers(self) -> dict[str, tuple[str, ...]]:
         """Per augmenter (by label) that reads or rewrites other columns, their logical
@@ -296,6 +333,7 @@ class Pipeline:
         yourself before :meth:`run` when driving a pipeline by hand."""
         if labels is not None and len(labels) != len(texts):
             raise UsageError(f"prepare: {len(texts)} texts but {len(labels)} labels")
+        self._check_models_once()
         for name, values in (columns or {}).items():
             if len(values) != len(texts):
                 raise UsageError(f"prepare: {len(texts)} texts but {len(values)} values of context column {name!r}")
@@ -420,6 +458,7 @@ class Pipeline:
         ``SystemExit`` and an outer time limit are never caught.
         """
         run = _RunSettings(trace=trace, strict=bool(strict), row_timeout=row_timeout)
+        self._check_models_once()
         return self._run_batch_with(texts, n, seed, context or BatchContext(), run)
 
     def _run_batch_with(self, texts: list[str], n: int, seed: int, context: BatchContext, run: _RunSettings) -> BatchOutcome:

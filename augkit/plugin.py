@@ -12,6 +12,15 @@ Base classes
     :class:`DatasetContext` (what ``prepare`` of a filter or augmenter sees once per run), :func:`check_sources`
     (a filter's check that sources and candidate lists line up), :func:`first_distinct` (the
     first ``n`` distinct candidates of a lazy generator).
+Models a step needs
+    :class:`ModelNeed`: what a step's ``required_models()`` returns for each model it will load
+    (the model, its kind, the parameter naming it), so that a run checks every model before it
+    loads any and ``augkit info`` lists them; :func:`needs_within` names the models of a method
+    a step runs inside itself (``sample_from=``) through that step's parameter;
+    :func:`check_models` checks some at once, for a step that must load them in ``__init__``.
+A method run inside a step
+    :func:`n_named_as`: that method's warnings about the ``n`` the step asked of it, said again
+    with ``n`` named as the parameter the user set (ERAP's ``k``, the FAQ method's ``num_return``).
 Errors
     :class:`AugkitError` and its subclasses; raise :class:`InvalidParameterError` for a bad
     constructor argument, :class:`InputError` for bad data, :class:`MissingDependencyError`
@@ -76,8 +85,10 @@ Pipelines, tables and progress (loaded on first access)
 A tab of ``augkit serve``'s page (``register_web_tabs``; loaded on first access)
     :class:`TabContext` (the upload limit and the server's temporary folder), :func:`read_upload`,
     :func:`without_server_path`, :func:`download_path`, :data:`UPLOAD_FILE_TYPES` (the upload
-    rules every tab shares) and :func:`table_upload` (the file picker with two column
-    dropdowns; imports gradio).
+    rules every tab shares), :func:`table_upload` (the file picker with two column
+    dropdowns; imports gradio), :func:`header_fitting_widths` (a table's column widths
+    that keep each header on one line) and :func:`status_line` (a message of several lines, such
+    as the missing models of a run, on a Markdown status line).
 
 >>> from augkit.plugin import Augmenter, split_words
 >>> class Reverse(Augmenter):
@@ -121,6 +132,8 @@ from augkit.filters.label_integrity import LabelIntegrityFilter
 from augkit.filters.semantic import SemanticFilter
 from augkit.filters.top_k import TopKFilter
 from augkit.generated_row import GeneratedRow
+from augkit.model_needs import ModelNeed, check_models, needs_within
+from augkit.nested_warnings import n_named_as
 from augkit.params import check_bool, check_int, unknown_name_message
 from augkit.protection.locate import lost_spans, relocated
 from augkit.protection.spans import ProtectedSpan, RowProtection
@@ -207,6 +220,8 @@ _LAZY = {
     "download_path": "augkit.web.uploads",
     "UPLOAD_FILE_TYPES": "augkit.web.uploads",
     "table_upload": "augkit.web.widgets",
+    "header_fitting_widths": "augkit.web.widgets",
+    "status_line": "augkit.web.status",
     "progress_bar": "augkit.progress",
     # plugin commands built on augkit's own (augkit paramac build-pairs runs augment)
     "run_cli": "augkit.cli",
@@ -262,6 +277,10 @@ __all__ = [
     "AugkitError", "AugmentationFailedError", "AugmenterOutputError", "InputError", "InvalidParameterError",
     "MissingDependencyError", "ModelNotAvailableError", "PipelineSpecError", "UnknownMethodError",
     "UnknownParameterError", "UsageError",
+    # the models a step loads
+    "ModelNeed", "check_models", "needs_within",
+    # a method run inside a step
+    "n_named_as",
     # shared rules and filters
     "DUPLICATE_OF_EARLIER", "DUPLICATE_OF_SOURCE", "EditRatioFilter", "ExactDuplicateFilter",
     "LabelIntegrityFilter", "SemanticFilter", "TopKFilter", "repetition_loop",

@@ -216,6 +216,24 @@ def test_a_preview_with_bad_choices_shows_the_message_without_a_path(banking_csv
     assert str(banking_csv.parent) not in status and "Traceback" not in status
 
 
+def test_a_preview_names_every_missing_model_with_its_lines_kept(banking_csv, monkeypatch):
+    """The status line is Markdown: the list of missing models and the commands that fetch
+    them keep their lines (a preformatted block), and the run stops before loading any."""
+    from augkit.web.general_page import preview_upload
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    pipeline = "eda|fluency(model='augkit-tests/no-such-gpt2')|bertscore(model='augkit-tests/no-such-bert')"
+    *outputs, status = preview_upload(str(banking_csv), pipeline, "utterance", "intent", 2, 0, max_file_size=20_000_000)
+    assert outputs == [None] * 4
+    first, block = status.split("\n\n```\n")
+    assert first.startswith("**Error:** the pipeline ") and first.endswith("needs 2 models that are not available here:")
+    assert block.endswith("\n```")
+    lines = block.splitlines()
+    assert lines[0] == "  - 'augkit-tests/no-such-gpt2' (causal language model, fluency; set by fluency.model)"
+    assert lines[1] == "  - 'augkit-tests/no-such-bert' (token-embedding model, BERTScore; set by bertscore.model)"
+    assert "      hf download augkit-tests/no-such-bert --local-dir models/augkit-tests/no-such-bert" in lines
+
+
 def test_an_unusable_upload_says_why(tmp_path):
     from augkit.web.general_page import load_upload, preview_upload
 

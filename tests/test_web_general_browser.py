@@ -87,9 +87,62 @@ def _set_field(page, elem_id: str, value: str) -> None:
     page.locator("#aug-status").click()  # leave the field, so that gradio takes the value
 
 
+#: Every header cell of the review table on one line, its text whole: the text's own box no
+#: taller than one line of its font, and no wider than the room its cell gives it.
+_HEADERS_ON_ONE_LINE = """() => Array.from(document.querySelectorAll('#aug-review thead th')).map(th => {
+    const text = th.querySelector('.header');
+    const range = document.createRange();
+    range.selectNodeContents(text);
+    const box = range.getBoundingClientRect();
+    const line = parseFloat(getComputedStyle(text).lineHeight);
+    return [th.innerText.trim(), box.height <= line * 1.2, box.width <= text.clientWidth + 1];
+})"""
+#: Each plot's title, axes and legend inside its drawing, and the drawing inside its box: the
+#: parts that do not fit are what a reader sees cut. A text's box holds its font's whole line
+#: height, a few pixels beyond the letters (a rotated axis title's reaches 2 px past the
+#: drawing with nothing cut): 3 px of slack.
+_PLOT_PARTS_OUTSIDE = """(ids) => ids.flatMap(id => {
+    const slack = 3;
+    const box = document.querySelector('#' + id).getBoundingClientRect();
+    const svg = document.querySelector('#' + id + ' svg');
+    if (!svg) return [id + ': no drawing'];
+    const drawn = svg.getBoundingClientRect();
+    const out = [];
+    if (drawn.left < box.left - slack || drawn.right > box.right + slack || drawn.bottom > box.bottom + slack) out.push(id + ': drawing');
+    for (const role of ['title', 'axis', 'legend']) {
+        for (const part of svg.querySelectorAll(`[aria-roledescription=${role}]`)) {
+            const r = part.getBoundingClientRect();
+            if (r.left < drawn.left - slack || r.right > drawn.right + slack || r.top < drawn.top - slack || r.bottom > drawn.bottom + slack)
+                out.push(`${id}: ${role} ${Math.round(r.left - drawn.left)}..${Math.round(r.right - drawn.left)} of ${Math.round(drawn.width)}`);
+        }
+    }
+    return out;
+})"""
+PLOTS = ["aug-similarity-plot", "aug-steps-plot", "aug-labels-plot"]
+
+
+def _nothing_to_review_yet(page) -> None:
+    """Before a preview: no table (no headers 1 2 3, no button adding rows) and no empty plots."""
+    assert not page.locator("#aug-review").is_visible()
+    assert page.locator("#tab-augment .add-row-button").count() == 0
+    assert not page.locator("#aug-plots").is_visible() and not page.locator("#aug-results").is_visible()
+
+
+def _review_reads_whole(page) -> None:
+    """Every header on one line, and every plot's title, axes and legend whole (once drawn)."""
+    page.wait_for_function("document.querySelectorAll('#aug-review thead th .header').length > 0", timeout=30_000)
+    page.wait_for_function("(ids) => ids.every(id => document.querySelector(`#${id} svg [aria-roledescription=legend]`))",
+                           arg=PLOTS, timeout=30_000)
+    headers = page.evaluate(_HEADERS_ON_ONE_LINE)
+    assert headers and all(one_line and whole for _, one_line, whole in headers), headers
+    outside = page.evaluate(_PLOT_PARTS_OUTSIDE, PLOTS)
+    assert outside == [], outside
+
+
 def _review(page) -> list[dict]:
     """The review table's rows as the page shows them (keep box, row, candidate, fate, and the
     candidate cell's text colour as drawn)."""
+    page.wait_for_function("document.querySelectorAll('#aug-review div.virtual-row').length > 0", timeout=30_000)
     rows = []
     for r in range(page.locator("#aug-review div.virtual-row").count()):
         cell = lambda c: page.locator(f'#aug-review [data-testid="cell-{r}-{c}"]')  # noqa: E731
@@ -106,6 +159,7 @@ def test_upload_preview_change_untick_run_and_download_equal_augment(chromium_br
                            accept_downloads=True) as (page, status):
         assert "50 rows; columns text, label" in status
         assert page.get_by_role("tab", name="FAQ paraphrasing").count() == 1  # augkit-faq's tab, beside the general one
+        _nothing_to_review_yet(page)
         assert page.locator("#aug-text-column input").input_value() == "text"
         assert page.locator("#aug-label-column input").input_value() == "label"
 
@@ -133,6 +187,8 @@ def test_upload_preview_change_untick_run_and_download_equal_augment(chromium_br
         assert dropped and all(not row["box"].is_checked() for row in dropped)
         grey = "rgb({}, {}, {})".format(*(int(DROPPED_GREY[i:i + 2], 16) for i in (1, 3, 5)))  # as the browser says it
         assert {row["color"] for row in dropped} == {grey} and grey not in {row["color"] for row in kept}
+        _review_reads_whole(page)
+        assert not page.locator("#aug-results").is_visible()  # nothing to download before a run
         page.screenshot(path=str(screenshots / "preview.png"), full_page=True)
         untick = kept[0]
         untick["box"].click()
@@ -143,6 +199,7 @@ def test_upload_preview_change_untick_run_and_download_equal_augment(chromium_br
         assert "1 candidate(s) unticked by hand left out of the download" in status
         generated, kept_count = map(int, re.search(r"generated (\d+) candidates, kept (\d+)", status).groups())
         _histogram_shows(page, kept_count, generated - kept_count)  # the whole run's candidates now
+        _review_reads_whole(page)
         page.screenshot(path=str(screenshots / "run.png"), full_page=True)
         saved = {}
         links = page.locator("#aug-downloads a")
@@ -181,8 +238,44 @@ def test_a_misspelled_method_is_said_on_the_page(chromium_browser, serve_temp_di
         _set_field(page, "aug-pipeline", "edaa|semantic")
         page.locator("#aug-preview").click()
         assert "unknown method 'edaa'; did you mean 'eda'" in _status(page, "Error")
+        _nothing_to_review_yet(page)
         page.screenshot(path=str(screenshots / "error.png"), full_page=False)
         assert "Traceback" not in page.locator("#aug-status").inner_text()
+
+
+def test_a_narrow_window_keeps_headers_on_one_line_and_plots_whole(chromium_browser, serve_temp_dir, launch_on_free_port,
+                                                                   shared_data, tmp_path):
+    """A laptop-sized window (1024 px) and BANKING77's long intent names (its valid split):
+    the plots wrap onto lines of their own rather than cutting their titles, labels and
+    legends; a failed preview after a good one leaves no stale table."""
+    lines = (shared_data / "banking77" / "jianguoz" / "valid" / "seq.in").read_text().splitlines()
+    labels = (shared_data / "banking77" / "jianguoz" / "valid" / "label").read_text().splitlines()
+    frame = pd.DataFrame({"text": lines, "label": labels})
+    frame = frame[frame["label"].isin(frame["label"].drop_duplicates().iloc[:8])].groupby("label").head(4)
+    path = tmp_path / "banking-valid.csv"
+    frame.to_csv(path, index=False)
+    from augkit.web.app import build_app
+
+    app = build_app(20_000_000, serve_temp_dir)
+    try:
+        page = chromium_browser.new_page(viewport={"width": 1024, "height": 800})
+        page.goto(launch_on_free_port(app, 20_000_000))
+        page.locator("#aug-file input[type=file]").set_input_files(str(path))
+        _status(page, "columns", 60)
+        _set_field(page, "aug-pipeline", "eda+aeda|dedup")
+        page.locator("#aug-preview").click()
+        _status(page, "with eda+aeda|dedup")
+        page.wait_for_function("document.querySelectorAll('#aug-labels-plot [aria-roledescription=bar]').length > 0",
+                               timeout=60_000)
+        _review_reads_whole(page)
+        _set_field(page, "aug-pipeline", "eda|nosuchfilter")
+        page.locator("#aug-preview").click()
+        assert "unknown filter 'nosuchfilter'" in _status(page, "Error")
+        page.wait_for_function("!document.querySelector('#aug-review') || !document.querySelector('#aug-review').checkVisibility()",
+                               timeout=30_000)
+        _nothing_to_review_yet(page)
+    finally:
+        app.close()
 
 
 def test_a_long_run_shows_its_progress_and_stop_cancels_it(chromium_browser, serve_temp_dir, launch_on_free_port,

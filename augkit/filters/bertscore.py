@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from augkit.errors import InvalidParameterError
 from augkit.filters.scorer import Scorer, check_model_and_device
+from augkit.model_needs import ModelNeed
 from augkit.metrics._bertscore import DEFAULT_BERTSCORE_MODEL
 
 
@@ -48,6 +49,9 @@ class BertScoreScorer(Scorer):
         self.model = model
         self.layer = layer
         self.device = device
+
+    def required_models(self) -> list[ModelNeed]:
+        return [ModelNeed(self.model, "token", "model", "BERTScore")]
 
     def score_pairs(self, sources: list[str], texts: list[str]) -> list[float]:
         """Every candidate of the batch scored against its source in one batched call."""

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from augkit.candidate import Candidate
+from augkit.model_needs import ModelNeed
 
 
 def encoder_for(step: Any):
@@ -14,6 +15,12 @@ def encoder_for(step: Any):
     from augkit.models.encoder import get_encoder
 
     return get_encoder(step.model, step.device)
+
+
+def encoder_needs(step: Any) -> list[ModelNeed]:
+    """The model an embedding filter loads: the sentence-transformers encoder its ``model``
+    parameter names (None: all-MiniLM-L6-v2)."""
+    return [ModelNeed(step.model, "sentence-transformers", "model", "sentence embeddings")]
 
 
 def candidate_source_similarity(

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from augkit.candidate import Candidate
 from augkit.errors import InvalidParameterError
 from augkit.filters.base import BatchContext, Filter, check_sources
-from augkit.metrics._entailment import EntailmentOracle, RELATIONS
+from augkit.metrics._entailment import DEFAULT_NLI_MODEL, EntailmentOracle, RELATIONS
+from augkit.model_needs import ModelNeed
 
 
 class EntailmentFilter(Filter):
@@ -56,6 +57,9 @@ class EntailmentFilter(Filter):
         params = super().get_params()
         params["keep"] = ",".join(self.keep)
         return params
+
+    def required_models(self) -> list[ModelNeed]:
+        return [ModelNeed(self.model or DEFAULT_NLI_MODEL, "pair", "model", "NLI oracle")]
 
     @property
     def oracle(self) -> EntailmentOracle:

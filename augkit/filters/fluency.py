@@ -6,6 +6,7 @@ import math
 
 from augkit.errors import InvalidParameterError
 from augkit.filters.scorer import Scorer, check_model_and_device
+from augkit.model_needs import ModelNeed
 
 #: The language model ``fluency`` scores with unless told otherwise: GPT-2 small, the model
 #: ParaMac scores fluency with.
@@ -62,6 +63,9 @@ class FluencyScorer(Scorer):
         self.model = model
         self.device = device
         self.scale = scale
+
+    def required_models(self) -> list[ModelNeed]:
+        return [ModelNeed(self.model, "causal", "model", "fluency")]
 
     def score_pairs(self, sources: list[str], texts: list[str]) -> list[float]:
         """Every candidate of the batch scored in one batched call."""

@@ -9,7 +9,7 @@ from typing import Any
 from augkit.candidate import Candidate
 from augkit.errors import InputError, UsageError
 from augkit.filters.base import BatchContext, DatasetContext, Filter, check_sources
-from augkit.filters.embedding import encoder_for
+from augkit.filters.embedding import encoder_for, encoder_needs
 
 #: Candidate rows times originals compared at once (bounds memory to about 64 MB).
 _SIMILARITY_CELLS_PER_CHUNK = 16_000_000
@@ -57,6 +57,9 @@ class LabelIntegrityFilter(Filter):
         self.model = model
         self.device = device
         self._originals = None
+
+    def required_models(self):
+        return encoder_needs(self)
 
     def prepare(self, dataset: DatasetContext) -> None:
         import numpy as np

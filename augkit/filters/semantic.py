@@ -5,7 +5,7 @@ from __future__ import annotations
 from augkit.candidate import Candidate
 from augkit.errors import InvalidParameterError
 from augkit.filters.base import BatchContext, DatasetContext, Filter, check_sources
-from augkit.filters.embedding import candidate_source_similarity, encoder_for
+from augkit.filters.embedding import candidate_source_similarity, encoder_for, encoder_needs
 
 
 class SemanticFilter(Filter):
@@ -52,6 +52,9 @@ class SemanticFilter(Filter):
         self.model = model
         self.device = device
         self.drop = drop
+
+    def required_models(self):
+        return encoder_needs(self)
 
     def prepare(self, dataset: DatasetContext) -> None:
         # One large, well-batched call for all sources; batches then find them cached.

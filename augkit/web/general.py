@@ -158,13 +158,14 @@ def run_traced(frame: Any, settings: RunSettings, *, on_rows: Callable[[int, int
     :class:`RunCancelled` once ``cancel`` is set. Returns the output, the trace and the run's
     summary."""
     from augkit.adapters.frame import augment_frame
-    from augkit.api import build_pipeline
+    from augkit.api import build_pipeline, check_models_for_run
     from augkit.run_options import RunOptions
     from augkit.trace import trace_frame
 
     settings.checked(list(frame.columns))
     pipeline = build_pipeline(settings.pipeline.strip(), {})
     options = RunOptions(n=settings.n, seed=settings.seed, progress=False, trace=True).checked()
+    check_models_for_run(pipeline, options.n)
     done = [0]
 
     def advance(rows: int) -> None:
@@ -262,7 +263,8 @@ def without_unticked(output: Any, removed: set[tuple[Any, str]], text_column: st
 
 
 def similarity_histogram(review: Any) -> Any:
-    """Candidates per similarity bin and fate, for a bar plot: every bin with both fates
+    """Candidates per similarity bin (named by its lower edge: ``0.8`` holds 0.8 to 0.9, short
+    enough to fit under its bar) and fate, for a bar plot: every bin with both fates
     (kept, dropped), zero where none. Both fates always, so the legend stays the same: gradio
     6 builds a plot's colour scale from the data it first draws and afterwards only swaps
     the data, so after a preview that dropped nothing the dropped ones would get no colour."""
@@ -271,7 +273,7 @@ def similarity_histogram(review: Any) -> Any:
     shown = review[review["similarity"].notna()]
     edges = [round(i / SIMILARITY_BINS, 2) for i in range(SIMILARITY_BINS + 1)]
     bins = pd.cut(shown["similarity"].astype(float).clip(0, 1), edges, include_lowest=True,
-                  labels=[f"{low:.1f}-{high:.1f}" for low, high in zip(edges, edges[1:])])
+                  labels=[f"{low:.1f}" for low in edges[:-1]])  # a bin by its lower edge: "0.8" is 0.8-0.9
     fates = pd.Categorical(shown["fate"], categories=FATES)
     counts = shown.assign(bin=bins, fate=fates).groupby(["bin", "fate"], observed=False).size().reset_index(name="candidates")
     counts["bin"] = counts["bin"].astype(str)

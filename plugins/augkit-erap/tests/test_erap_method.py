@@ -161,3 +161,18 @@ def test_the_command_line_writes_the_same_rows(models, sick, tmp_path, capsys):
                               premise_column=P, hypothesis_column=H, label_column=LABEL, **models)
     assert list(written[H]) == list(expected[H]) and list(written[P]) == list(expected[P])
     assert list(written["augkit_method"]) == [m if isinstance(m, str) else "" for m in expected["augkit_method"]]
+
+
+def test_a_warning_about_the_samples_asked_names_k_not_the_runs_n(models, shared_data, tmp_path, capsys):
+    """``-n 1`` with ``sample_from=backtranslation`` (Bergamot: one round trip per text) and
+    ``k=3``: the warning speaks of the ``k=3`` samples the user set, never of an ``n=3``."""
+    trial = pd.read_csv(shared_data / "sick" / "kkalouli" / "SICK.txt", sep="\t", dtype=str, keep_default_na=False)
+    table = tmp_path / "sick-trial.csv"
+    trial[trial["SemEval_set"] == "TRIAL"].head(4)[[H]].rename(columns={H: "text"}).to_csv(table, index=False)
+    params = [f"-p{key}={value}" for key, value in {"sample_from": "backtranslation", "k": 3, **models}.items()]
+    code = main(["augment", str(table), "-m", "erap", "-n", "1", "--seed", "0", *params, "-o", str(tmp_path / "out.csv")])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert ("augkit: warning: the bergamot engine gives one back-translation per text; asked for k=3 samples per text "
+            "(erap's k).") in err
+    assert "n=3" not in err

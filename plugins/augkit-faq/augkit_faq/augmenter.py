@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from augkit.plugin import Augmenter, InvalidParameterError
+from augkit.plugin import Augmenter, InvalidParameterError, ModelNeed
 
 from augkit_faq.abbreviations import shorten
 from augkit_faq.generators import (
@@ -107,6 +107,11 @@ class FaqParaphraser(Augmenter):
             forbid_source_unigrams=forbid_source_unigrams, forbid_probability=forbid_probability,
             runtime=runtime, compute_type=compute_type,
         )
+
+    def required_models(self) -> list[ModelNeed]:
+        """The generator's models (a generator object without ``required_models`` declares none)."""
+        declared = getattr(self._generator, "required_models", None)
+        return list(declared()) if declared is not None else []
 
     def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
         return self.augment_batch([text], n, [rng])[0]

@@ -255,6 +255,10 @@ class _ShowingProgress:
     def generate(self, questions: Sequence[str], num_return: int, seeds: Sequence[int], *, progress: bool = False) -> list[list[str]]:
         return self.generator.generate(questions, num_return, seeds, progress=self.progress)
 
+    def required_models(self) -> list:
+        declared = getattr(self.generator, "required_models", None)
+        return list(declared()) if declared is not None else []
+
     def __repr__(self) -> str:  # the pipeline's string form names the generator
         return repr(self.name)
 

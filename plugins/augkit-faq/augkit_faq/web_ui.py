@@ -18,7 +18,16 @@ from typing import Any
 
 import gradio as gr
 
-from augkit.plugin import AugkitError, TabContext, download_path, read_upload, table_upload, without_server_path
+from augkit.plugin import (
+    AugkitError,
+    TabContext,
+    download_path,
+    header_fitting_widths,
+    read_upload,
+    status_line,
+    table_upload,
+    without_server_path,
+)
 from augkit_faq.faq import DEFAULT_MIN_SIMILARITY, FaqResult, paraphrase_faq
 from augkit_faq.faq_cli import format_summary
 from augkit_faq.generators import (
@@ -37,6 +46,10 @@ INTRO = (
     "and, used as a query, finds its own question first. Untick any paraphrase you do not want, tick any rejected "
     "one you do, then build the augmented file."
 )
+#: The review table's column widths for their contents (pixels, or a share of the table),
+#: widened for their headers.
+REVIEW_WIDTHS = {"keep": 64, "question": "24%", "candidate": "28%", "status": 120, "meaning_change": 90, "semantic": 90,
+                 "label_integrity": 90, "nearest_question": "20%", "candidate_id": 90}
 _log = logging.getLogger(__name__)
 
 
@@ -63,29 +76,34 @@ def build_tab(context: TabContext, *, default_generator: str = OFFLINE_GENERATOR
         seed = gr.Number(label="seed", value=0, precision=0, elem_id="seed")
     run = gr.Button("Paraphrase", variant="primary", elem_id="run")
     status = gr.Markdown("", elem_id="status")
+    # Shown once a run has made candidates (an editable empty table offers a button adding
+    # rows), and the download once a file is built.
     review = gr.Dataframe(
         headers=REVIEW_COLUMNS,
         datatype=["bool", "str", "str", "str", "number", "number", "str", "number"],
-        interactive=True, static_columns=[1, 2, 3, 4, 5, 6, 7], wrap=True, elem_id="review",
-        column_widths=["64px", "24%", "28%", "120px", "90px", "90px", "20%", "90px"],
+        interactive=True, static_columns=[1, 2, 3, 4, 5, 6, 7], wrap=True, elem_id="review", visible=False,
+        column_widths=header_fitting_widths(REVIEW_COLUMNS, REVIEW_WIDTHS, check_boxes=["keep"]),
         label="candidates (tick 'keep' to include a paraphrase in the file)",
     )
     build = gr.Button("Build augmented file", elem_id="build")
-    download = gr.File(label="augmented FAQ", interactive=False, elem_id="download")
+    download = gr.File(label="augmented FAQ", interactive=False, elem_id="download", visible=False)
 
     def on_upload(path):
         return load_upload(path, max_file_size)
 
     def on_run(path, question, answer, generator_name, most, count, k, p, minimum, seed_value):
-        return paraphrase_upload(path, question, answer, generator_name, most, count, k, p, minimum, seed_value,
-                                 max_file_size=max_file_size)
+        result, table, message = paraphrase_upload(path, question, answer, generator_name, most, count, k, p, minimum,
+                                                   seed_value, max_file_size=max_file_size)
+        shown = table is not None and len(table) > 0
+        return result, gr.update(value=table if shown else None, visible=shown), gr.update(value=None, visible=False), message
 
     def on_build(path, result, edited):
-        return build_download(path, result, edited, temp_dir=temp_dir)
+        file, message = build_download(path, result, edited, temp_dir=temp_dir)
+        return gr.update(value=file, visible=file is not None), message
 
     upload.change(on_upload, inputs=upload, outputs=[question_column, answer_column, status])
     run.click(on_run, inputs=[upload, question_column, answer_column, generator, n, num_return, top_k, top_p,
-                              min_similarity, seed], outputs=[result_state, review, status])
+                              min_similarity, seed], outputs=[result_state, review, download, status])
     build.click(on_build, inputs=[upload, result_state, review], outputs=[download, status])
 
 
@@ -124,7 +142,7 @@ def paraphrase_upload(
             min_similarity=_real(min_similarity, DEFAULT_MIN_SIMILARITY),
         )
     except AugkitError as error:
-        return None, None, f"**Error:** {without_server_path(error, path)}"
+        return None, None, status_line("Error", without_server_path(error, path))
     except Exception as error:  # noqa: BLE001 -- a model library's own failure: say it on the page, log the traceback
         _log.exception("augkit serve: paraphrasing failed")
         return None, None, f"**Failed:** {type(error).__name__}: {error}"

@@ -99,7 +99,7 @@ def test_a_model_that_is_not_available_says_how_to_provide_it(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(AugkitError, match="AUGKIT_MODEL_DIR") as caught:
         Seq2SeqParaphraser("augkit-tests/no-such-paraphraser@v2", device="cpu").generate(["Where is my card?"], 2, [0])
-    assert "$AUGKIT_MODEL_DIR/augkit-tests/no-such-paraphraser (" in str(caught.value)
+    assert "hf download augkit-tests/no-such-paraphraser --revision v2 --local-dir models/augkit-tests/no-such-paraphraser" in str(caught.value)
     assert "generator='backtranslation'" in str(caught.value)
 
 

@@ -44,6 +44,15 @@ def faq_file(tmp_path, stackfaq) -> Path:
     return path
 
 
+#: Every header of the review table on one line: its text no taller than one line of its font.
+_HEADERS_ON_ONE_LINE = """() => Array.from(document.querySelectorAll('#review thead th')).map(th => {
+    const text = th.querySelector('.header');
+    const range = document.createRange();
+    range.selectNodeContents(text);
+    return [th.innerText.trim(), range.getBoundingClientRect().height <= parseFloat(getComputedStyle(text).lineHeight) * 1.2];
+})"""
+
+
 def _wait_for_status(page, text: str, timeout: float = 120) -> str:
     page.wait_for_function(f"document.querySelector('#status').innerText.includes({text!r})", timeout=timeout * 1000)
     return page.locator("#status").inner_text()
@@ -62,10 +71,17 @@ def test_upload_run_review_and_download(chromium_browser, serve_temp_dir, faq_fi
         assert page.locator("#question-column input").input_value() == "question"
         assert page.locator("#answer-column input").input_value() == "answer"
         assert page.locator("#generator input").input_value() == "backtranslation+eda"
+        # nothing to review or download yet: no empty table offering to add rows, no empty file box
+        assert not page.locator("#review").is_visible() and page.locator(".add-row-button").count() == 0
+        assert not page.locator("#download").is_visible()
         page.locator("#num-return input").fill("2")
         page.locator("#run").click()
         status = _wait_for_status(page, "kept")
         assert "8 questions paraphrased" in status
+        page.wait_for_function("document.querySelectorAll('#review div.virtual-row').length > 0", timeout=30_000)
+        headers = page.evaluate(_HEADERS_ON_ONE_LINE)
+        assert headers and all(one_line for _, one_line in headers), headers  # 'keep', not 'ke / ep'
+        assert not page.locator("#download").is_visible()
 
         count = page.locator("#review div.virtual-row").count()
         texts = [page.locator(f'#review [data-testid="cell-{r}-2"]').inner_text().strip() for r in range(count)]

@@ -28,8 +28,10 @@ from augkit.plugin import (
     Augmenter,
     InvalidParameterError,
     MissingDependencyError,
+    ModelNeed,
     ModelNotAvailableError,
     UnknownParameterError,
+    check_models,
     first_distinct,
     spacing_key,
     unknown_name_message,
@@ -63,9 +65,19 @@ class NlpaugAugmenter(Augmenter):
             setattr(self, param.name, value)
         self._nlpaug = self._build()
 
-    def _build(self) -> Any:
-        """The nlpaug augmenter with this method's parameters, POS-tagged offline."""
+    def required_models(self) -> list[ModelNeed]:
+        """The Hugging Face models nlpaug's class loads (none for the other methods)."""
         spec = self.spec
+        return [ModelNeed(str(getattr(self, name)), spec.model_kind, name, f"nlpaug's {spec.class_name}")
+                for name in spec.model_params]
+
+    def _build(self) -> Any:
+        """The nlpaug augmenter with this method's parameters, POS-tagged offline. Its models
+        are checked first, all at once: nlpaug loads them here, and would spend a minute in
+        the hub's retries on the first one missing."""
+        spec = self.spec
+        if spec.model_params:
+            check_models(self.required_models(), spec.name)
         if spec.needs == WORDNET and getattr(self, "aug_src", "wordnet") == "wordnet":
             require_wordnet(spec.name)
         check_model_type(spec, getattr(self, "model_path", ""), getattr(self, "model_type", ""))

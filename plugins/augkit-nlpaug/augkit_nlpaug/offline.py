@@ -104,7 +104,7 @@ def model_not_available(method: str, parameter: str, model: str, error: BaseExce
     return ModelNotAvailableError(
         f"{method}: cannot load the model {model!r} ({parameter}={model!r}): {reason}. nlpaug loads it from the "
         f"Hugging Face hub or a local folder; without the hub, download it where the hub is reachable "
-        f"(`huggingface-cli download {model} --local-dir DIR`), copy DIR here and pass {parameter}=DIR"
+        f"(`hf download {model} --local-dir DIR`), copy DIR here and pass {parameter}=DIR"
     )
 
 

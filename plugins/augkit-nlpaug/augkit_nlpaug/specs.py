@@ -64,7 +64,9 @@ class BridgeSpec:
     """An nlpaug augmenter as an augkit method.
 
     ``fixed`` holds nlpaug arguments the bridge sets itself. ``model_params`` name the parameters that hold a Hugging Face model (an id or a local
-    folder): such a method refuses a model it cannot load with a message naming it.
+    folder), of ``model_kind`` (as :class:`augkit.plugin.ModelNeed` names it): such a method
+    checks them all before nlpaug loads any, and refuses a model it cannot load with a message
+    naming it.
     """
 
     name: str
@@ -73,6 +75,7 @@ class BridgeSpec:
     params: tuple[Param, ...]
     needs: str = OFFLINE
     model_params: tuple[str, ...] = ()
+    model_kind: str = ""
     fixed: dict[str, Any] = field(default_factory=dict)
     #: The global generators the nlpaug class draws from (read from nlpaug 1.1.11's code: its
     #: ``sample(list)`` uses Python's ``random``; ``sample(int)`` and its models' ``sample``
@@ -258,7 +261,7 @@ SPECS: tuple[BridgeSpec, ...] = (
          Param("stopwords", None, "list[str] | None", "Words never changed."),
          Param("device", "cpu", str, "Torch device ('cpu', 'cuda')."),
          Param("stopwords_regex", None, "str | None", "Regular expression of words never changed.")),
-        needs=HUB_MODEL, model_params=("model_path",),
+        needs=HUB_MODEL, model_params=("model_path",), model_kind="masked",
         # transformers' fill-mask pipeline: nlpaug's own BERT wrapper (use_custom_api) calls a
         # tokenizer method transformers 5 removed
         fixed={"silence": True, "use_custom_api": False, **OWN_MODEL}, draws_from=MODEL_DRAWS,
@@ -271,7 +274,8 @@ SPECS: tuple[BridgeSpec, ...] = (
          Param("to_model_name", "facebook/wmt19-de-en", str, "The backward model: a Hugging Face id or a local folder."),
          Param("device", "cpu", str, "Torch device ('cpu', 'cuda')."),
          Param("max_length", 300, int, "Most tokens generated.")),
-        needs=HUB_MODEL, model_params=("from_model_name", "to_model_name"), draws_from=MODEL_DRAWS, fixed=OWN_MODEL,
+        needs=HUB_MODEL, model_params=("from_model_name", "to_model_name"), model_kind="seq2seq", draws_from=MODEL_DRAWS,
+        fixed=OWN_MODEL,
     ),
     # sentence level
     BridgeSpec(
@@ -289,7 +293,7 @@ SPECS: tuple[BridgeSpec, ...] = (
         (Param("model_path", "gpt2", str, "The causal LM: a Hugging Face id or a local folder."),
          Param("model_type", "", str, "gpt2 (also for distilgpt2) or xlnet; empty: read from model_path's name."),
          *_generation(min_length=100, max_length=500)),
-        needs=HUB_MODEL, model_params=("model_path",),
+        needs=HUB_MODEL, model_params=("model_path",), model_kind="causal",
         fixed={"silence": True, "use_custom_api": True, **OWN_MODEL}, draws_from=MODEL_DRAWS,
         model_type_markers=("xlnet", "gpt2"), model_types=("gpt2", "xlnet"),
     ),
@@ -299,7 +303,7 @@ SPECS: tuple[BridgeSpec, ...] = (
         (Param("model_path", "t5-base", str, "The summariser: a Hugging Face id or a local folder."),
          Param("tokenizer_path", "t5-base", str, "Its tokenizer: a Hugging Face id or a local folder."),
          *_generation(min_length=20, max_length=50)),
-        needs=HUB_MODEL, model_params=("model_path", "tokenizer_path"),
+        needs=HUB_MODEL, model_params=("model_path", "tokenizer_path"), model_kind="seq2seq",
         fixed={"use_custom_api": True, **OWN_MODEL}, draws_from=MODEL_DRAWS,
     ),
 )

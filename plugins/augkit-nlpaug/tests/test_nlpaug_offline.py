@@ -76,8 +76,21 @@ def test_hub_models_that_cannot_be_loaded_are_refused_naming_the_model(monkeypat
     with pytest.raises(ModelNotAvailableError) as raised:
         augkit.get_registry().create_augmenter(method, params)
     message = str(raised.value)
-    assert f"cannot load the model {model!r}" in message
-    assert f"{parameter}=DIR" in message and "local folder" in message
+    assert message.startswith(f"{method} needs ") and f"{model!r} (" in message and f"; set by {parameter})" in message
+    assert f"e.g. {parameter}=/path/to/folder" in message and "local folder" in message
+
+
+def test_both_translation_models_are_named_at_once():
+    """BackTranslationAug loads two models: both missing, both named in one error, before
+    nlpaug tries the first (which took a minute of the hub's retries)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HF_HUB_OFFLINE", "1")
+        with pytest.raises(ModelNotAvailableError) as raised:
+            augkit.get_registry().create_augmenter("nlpaug.back_translation", {
+                "from_model_name": "augkit-tests/no-en-de", "to_model_name": "augkit-tests/no-de-en"})
+    message = str(raised.value)
+    assert message.startswith("nlpaug.back_translation needs 2 models that are not available here:")
+    assert "set by from_model_name" in message and "set by to_model_name" in message
 
 
 def test_a_masked_lm_substitutes_words_the_same_for_the_same_seed_whatever_the_batch(tiny_masked_lm, banking77_texts):
@@ -110,7 +123,7 @@ def test_a_local_model_nlpaug_cannot_run_is_refused_naming_the_folder_and_transf
     message = str(raised.value)
     assert f"local folder {str(tiny_masked_lm)!r}" in message
     assert "_convert_token_to_id" in message and f"transformers {transformers.__version__}" in message
-    assert "huggingface-cli download" not in message
+    assert "hf download" not in message
 
 
 @pytest.mark.slow

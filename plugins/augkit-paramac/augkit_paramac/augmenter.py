@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import augkit
-from augkit.plugin import BatchContext, Candidate, InvalidParameterError
+from augkit.plugin import BatchContext, Candidate, InvalidParameterError, ModelNeed
 
 from augkit_paramac.plan import KEYWORD_SCORINGS, Planner, RowPlan
 from augkit_paramac.substitution import CHECKS
@@ -170,6 +170,17 @@ class ParaMac(augkit.Augmenter):
         self.min_chars = min_chars
         self.calibration_candidates = calibration_candidates
         self.device = device
+
+    def required_models(self) -> list[ModelNeed]:
+        """The generator (keyword scoring and infilling), the substitution MLM (unless
+        ``substitute_rank=0``), and the BERTScore and fluency models of its own steps."""
+        return [
+            ModelNeed(self.generator, "seq2seq", "generator", "T5 span infilling"),
+            *([ModelNeed(self.substitution_model, "masked", "substitution_model", "keyword substitutes")]
+              if self.substitute_rank else []),
+            ModelNeed(self.semantic_model, "token", "semantic_model", "BERTScore"),
+            ModelNeed(self.fluency_model, "causal", "fluency_model", "fluency"),
+        ]
 
     # -- the pipeline steps every paramac candidate goes through ----------------------------
 

@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 import augkit
-from augkit.plugin import BatchContext, Candidate, InvalidParameterError
+from augkit.plugin import BatchContext, Candidate, InvalidParameterError, ModelNeed
 
 from augkit_pointer.insertion import (
     MAX_STAGES,
@@ -27,6 +27,9 @@ from augkit_pointer.keyword_augmentation import checked_synonym_source
 #: ``bert-base-uncased`` is the base a user fine-tunes with ``augkit train pointer`` (it has no
 #: ``[NOI]`` token until then, and the method says so).
 DEFAULT_INSERTION_MODEL = "bert-base-uncased"
+#: How to get an insertion model, said when it is missing.
+TRAIN_INSERTION_MODEL = ("train one with `augkit train pointer CORPUS -o FOLDER` (e.g. your dataset's own texts, one per "
+                         "line) and pass -p insertion_model=FOLDER")
 #: The offline sentence encoder that ranks synonyms when no masked LM is given.
 DEFAULT_SYNONYM_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
 #: Section 4.2: "we chose to extract k=3 keywords per sentence"; p_syn = 0.75 was best on
@@ -166,6 +169,15 @@ class Pointer(augkit.Augmenter):
 
         warn_if_trained_with_warnings(insertion_model, method=self.name)  # an under-trained folder of `augkit train pointer`
 
+    def required_models(self) -> list[ModelNeed]:
+        """The insertion model, and the synonym ranker's model when synonyms are drawn."""
+        needs = [ModelNeed(self.insertion_model, "masked", "insertion_model", "POINTER insertion", f"or {TRAIN_INSERTION_MODEL}")]
+        if self.p_syn and self.synonym_masked_lm is not None:
+            needs.append(ModelNeed(self.synonym_masked_lm, "masked", "synonym_masked_lm", "ranking synonyms"))
+        elif self.p_syn:
+            needs.append(ModelNeed(self.synonym_encoder, "sentence-transformers", "synonym_encoder", "ranking synonyms"))
+        return needs
+
     def generator(self) -> InsertionGenerator:
         """The insertion decoder on the shared insertion model (loaded on first use)."""
         from augkit.plugin import ModelNotAvailableError, load_masked_lm
@@ -173,10 +185,7 @@ class Pointer(augkit.Augmenter):
         try:
             model = load_masked_lm(self.insertion_model, device=self.device)
         except ModelNotAvailableError as error:
-            error.add_note(
-                "pointer needs an insertion model (a BERT masked LM with [NOI]): train one with `augkit train pointer "
-                "CORPUS -o FOLDER` (e.g. your dataset's own texts, one per line) and pass -p insertion_model=FOLDER"
-            )
+            error.add_note(f"pointer needs an insertion model (a BERT masked LM with [NOI]): {TRAIN_INSERTION_MODEL}")
             raise
         return InsertionGenerator(model, self.settings)
 
