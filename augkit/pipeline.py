@@ -21,6 +21,7 @@ import math
 import operator
 import reprlib
 import warnings
+import weakref
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -57,6 +58,11 @@ NOTHING_USABLE = "the augmenter could not produce a candidate"
 #: The first and last of :attr:`Pipeline.count_names`.
 GENERATED, BEYOND_N = "generated", "beyond n"
 
+
+#: The pipelines whose models were found (:meth:`Pipeline.check_models`), so that a pipeline
+#: run batch after batch looks once; kept here rather than on the pipeline, which a run does
+#: not change. A worker process looks again for its own copy.
+_MODELS_CHECKED: weakref.WeakSet = weakref.WeakSet()
 
 #: Originals generated together when calibrating a step (:meth:`Pipeline.prepare`): fixed, so
 #: that the calibration sample never depends on the run's batch size.
@@ -178,14 +184,16 @@ class Pipeline:
         own = _follow_up_steps(self._generator, registry)
         self._own_steps = tuple(own)
         resolved = [*own, *(_resolve_filter(f, registry) for f in filters)]
-        if dedup and not any(isinstance(f, ExactDuplicateFilter) for f in resolved):
+        added_dedup = dedup and not any(isinstance(f, ExactDuplicateFilter) for f in resolved)
+        if added_dedup:
             resolved.insert(0, ExactDuplicateFilter())
+        #: The protected step this pipeline added itself (its string form leaves it out), or None.
+        self._added_protection: ProtectedSpansFilter | None = None
         if protected and not any(isinstance(f, ProtectedSpansFilter) for f in resolved):
-            first_dedup = isinstance(resolved[0], ExactDuplicateFilter) if resolved else False
-            resolved.insert(1 if first_dedup else 0, ProtectedSpansFilter())
+            self._added_protection = ProtectedSpansFilter()
+            resolved.insert(1 if added_dedup else 0, self._added_protection)
         self.filters: tuple[Filter, ...] = tuple(resolved)
         _check_scores_read(self._generator.leaves(), self.filters, registry)
-        self._models_checked = False
 
     @classmethod
     def from_string(cls, spec: str, params: Mapping[str, Any] | None = None, **options: Any) -> Pipeline:
@@ -216,7 +224,7 @@ class Pipeline:
         same pipeline (for steps whose parameters are literals)."""
         own = {id(step) for step in self._own_steps}  # implied by the method, not written
         filters = "".join(f"|{format_step(f.name, f.changed_params())}" for f in self.filters
-                          if id(f) not in own and not _implied(f, self.filters))
+                          if id(f) not in own and f is not self._added_protection)
         options: dict[str, Any] = {}
         if not self.dedup and not any(isinstance(f, ExactDuplicateFilter) for f in self.filters):
             options["dedup"] = False
@@ -283,7 +291,7 @@ class Pipeline:
         :meth:`prepare` and :meth:`run_batch` check once per pipeline; :func:`augkit.augment`
         and ``augkit augment`` check at the start of every run."""
         check_models(self.required_models(), self.name if self._lone_method() else f"the pipeline {self.spec!r}")
-        self._models_checked = True
+        _MODELS_CHECKED.add(self)
 
     def _lone_method(self) -> bool:
         """Whether one method makes the pipeline's models, with its own steps and no other step
@@ -293,7 +301,7 @@ class Pipeline:
             id(step) not in own and step.required_models() for step in self.filters)
 
     def _check_models_once(self) -> None:
-        if not self._models_checked:
+        if self not in _MODELS_CHECKED:
             self.check_models()
 
     @property
@@ -690,16 +698,6 @@ class _ChainNode:
 
     def leaves(self) -> list[_Leaf]:
         return [leaf for step in self.steps for leaf in step.leaves()]
-
-
-def _implied(step: Filter, filters: Sequence[Filter]) -> bool:
-    """Whether ``step`` is the ``protected`` step a pipeline adds by itself (the first of its
-    kind, right after duplicate removal or first): left out of the pipeline's string form."""
-    if not isinstance(step, ProtectedSpansFilter) or step.changed_params():
-        return False
-    first = next(f for f in filters if isinstance(f, ProtectedSpansFilter))
-    position = list(filters).index(first)
-    return step is first and (position == 0 or (position == 1 and isinstance(filters[0], ExactDuplicateFilter)))
 
 
 def _stop_on_failures(texts: list[str], failures: list[str | None] | None) -> None:

@@ -14,6 +14,7 @@ import pytest
 import augkit
 from augkit.cli import main
 from augkit.errors import AugmentationFailedError, InvalidParameterError
+from conftest import read_lines
 
 
 @pytest.fixture(scope="module")
@@ -181,7 +182,6 @@ def test_a_filter_with_bad_output_on_a_row_fails_that_row_only(frame):
 @pytest.fixture(scope="module")
 def clinc_valid(shared_data) -> pd.DataFrame:
     """The first 300 rows of CLINC150's validation split; 19 of them mention a card."""
-    from conftest import read_lines
 
     folder = shared_data / "clinc150" / "jianguoz" / "valid"
     return pd.DataFrame({"text": read_lines(folder / "seq.in"), "label": read_lines(folder / "label")}).head(300)

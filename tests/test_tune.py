@@ -21,6 +21,7 @@ from augkit.tuning.job import RunRecord
 from augkit.tuning.ranking import rank
 from augkit.tuning.space import BASELINE, Configuration, search_space
 from augkit.tuning.split import stratified_split
+from conftest import read_lines
 
 FAST = {"classifier": "tfidf", "pipelines": ["eda", "aeda"], "n": [2], "weights": [0.3, 1.0], "splits": 3}
 
@@ -209,7 +210,6 @@ FIVE_SHOT = {"classifier": "tfidf", "pipelines": ["eda", "aeda"], "n": [2], "wei
 
 def _five_shot(shared_data, dataset: str) -> pd.DataFrame:
     """The 5-shot training split of ``dataset``, its first 7 labels: 35 rows, 7 validated per split."""
-    from conftest import read_lines
 
     folder = shared_data / dataset / "jianguoz" / "train_5"
     frame = pd.DataFrame({"text": read_lines(folder / "seq.in"), "label": read_lines(folder / "label")})

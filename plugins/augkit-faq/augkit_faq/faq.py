@@ -235,7 +235,7 @@ def faq_pipeline(
         LabelIntegrityFilter(own_source=True, model=encoder, device=device),
         TopKFilter(k=n, weights={SEMANTIC: 1.0}),
     ]
-    return Pipeline(paraphraser, steps, dedup=False)
+    return Pipeline(paraphraser, steps, dedup=False, protected=False)  # its own fixed steps: the run around it protects
 
 
 #: What :func:`faq_pipeline` is run with as ``n``: no cut by the pipeline, whose generator
