@@ -22,7 +22,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from augkit.plugin import InvalidParameterError, UsageError, progress_bar
+from augkit.plugin import BatchContext, GeneratedRow, InvalidParameterError, RowProtection, UsageError, progress_bar
 
 from augkit_faq.prompt import paraphrase_prompt
 
@@ -159,7 +159,12 @@ class MethodParaphraser:
         self.name = method
         self._pipeline = Pipeline.from_string(method)
 
-    def generate(self, questions: Sequence[str], num_return: int, seeds: Sequence[int], *, progress: bool = False) -> list[list[str]]:
+    def generate(self, questions: Sequence[str], num_return: int, seeds: Sequence[int], *, progress: bool = False,
+                 protected: Sequence[RowProtection] | None = None) -> list[list[str]]:
+        """Each question's candidates; a question the method gave none comes back as an empty
+        :class:`augkit.GeneratedRow` with the method's reason. ``protected[i]``: question i's
+        protected spans, given to the method (back-translation carries them as placeholders)
+        and checked by its pipeline's ``protected`` step."""
         if len(seeds) != len(questions):
             raise UsageError(f"{len(questions)} questions but {len(seeds)} seeds")
         self._pipeline.prepare(list(questions))
@@ -167,9 +172,11 @@ class MethodParaphraser:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", RuntimeWarning)
             with progress_bar(len(questions), shown=progress, description="paraphrasing", unit="question") as bar:
-                for question, seed in zip(questions, seeds, strict=True):
-                    candidates, _ = self._pipeline.run([question], num_return, seed)
-                    rows.append([candidate.text for candidate in candidates[0]])
+                for index, (question, seed) in enumerate(zip(questions, seeds, strict=True)):
+                    context = None if protected is None else BatchContext(protected=[protected[index]])
+                    candidates, reasons = self._pipeline.run([question], num_return, seed, context)
+                    texts = [candidate.text for candidate in candidates[0]]
+                    rows.append(texts if texts or not reasons[0] else GeneratedRow([], reason=reasons[0]))
                     bar.update(1)
         _warn_in_faq_terms(caught, num_return)
         return rows
