@@ -47,10 +47,11 @@ class ParaMac(augkit.Augmenter):
     in its order. Each protected span of the row (``protect=``, ``protect_column=``, the codes
     protected by default) is a keyword, never dropped nor substituted, written exactly as
     it is, and kept in its order relative to the other protected spans. An infilling caught
-    in a repetition loop is refused (``refuse_loops``); a row left without one says why. Then (its own pipeline steps, shown in the trace and counts): candidates
-    under ``min_chars`` characters or equal to the source dropped, BERTScore F1 against the
-    source, fluency and diversity scored, and ranked with ``rank(normalize=raw)``; the
-    pipeline keeps the ``n`` best. Models load on first use, once per process.
+    in a repetition loop is refused (``refuse_loops``); a row left without one says why.
+    Then (its own pipeline steps, shown in the trace and counts): candidates under
+    ``min_chars`` characters or equal to the source dropped, BERTScore F1 against the source,
+    fluency and diversity scored, and ranked with ``rank(normalize=raw)``; the pipeline keeps
+    the ``n`` best. Models load on first use, once per process.
 
     Parameters
     ----------
