@@ -266,12 +266,15 @@ class Erap(Augmenter):
             return self.paraphrases(list(texts), [self.relation] * len(texts), n, seeds, protected)
         if context.labels is None:
             raise InputError("erap augments (premise, hypothesis) pairs by their labels: name the label column (label_column=)")
-        return self._pairs(list(texts), list(context.columns[PREMISE]), list(context.labels), n, rngs, seeds)
+        return self._pairs(list(texts), list(context.columns[PREMISE]), list(context.labels), n, rngs, seeds,
+                           context.protected)
 
     def _pairs(self, hypotheses: list[str], premises: list[str], labels: list[Any], n: int,
-               rngs: list[random.Random], seeds: list[int]) -> list[list[Candidate]]:
+               rngs: list[random.Random], seeds: list[int],
+               protected: list[RowProtection] | None = None) -> list[list[Candidate]]:
         """Table 6 for each pair: paraphrase each side under the relations its determined
-        rules need (all requests in one batch), then emit the determined pairs."""
+        rules need (all requests in one batch; the hypothesis with its protected spans), then
+        emit the determined pairs."""
         types = tuple(self.types.split(",")) if self.aware else (EQUIVALENCE,)
         rules = [rules_for(types, str(label) == self.entailment_label, self.projection) for label in labels]
         requests: list[tuple[int, str, str]] = []  # (row, side, relation)
@@ -280,8 +283,9 @@ class Erap(Augmenter):
             requests += [(row, PREMISE, r) for r in sorted(premise_relations)]
             requests += [(row, "hypothesis", r) for r in sorted(hypothesis_relations)]
         side_text = {PREMISE: premises, "hypothesis": hypotheses}
+        spans = None if protected is None else [protected[row] if side == "hypothesis" else () for row, side, _ in requests]
         found = self.paraphrases([side_text[side][row] for row, side, _ in requests], [r for _, _, r in requests], 1,
-                                 [(seeds[row] + (side == PREMISE)) % 2**32 for row, side, _ in requests])
+                                 [(seeds[row] + (side == PREMISE)) % 2**32 for row, side, _ in requests], spans)
         rewrites = {(row, side, relation): out[0] for (row, side, relation), out in zip(requests, found, strict=True) if out}
         missing = {(row, side, relation): _reason_of(out) for (row, side, relation), out in zip(requests, found, strict=True)
                    if not out}
