@@ -182,7 +182,7 @@ class FaqParaphraser(Augmenter):
     def _all_repeats(self) -> str:
         asked = "the n asked" if self.num_return is None else str(self.num_return)
         return (f"faq: every candidate repeats the question or an earlier one (case, spacing and final punctuation "
-                f"aside); a larger num_return= (now {asked}) asks the generator for more")
+                f"aside); a larger num_return= (now {asked}) asks the generator for more, where it can give more")
 
 
 def _takes_protection(generator: object) -> bool:
