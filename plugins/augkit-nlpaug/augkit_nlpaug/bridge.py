@@ -217,6 +217,8 @@ def check_value(method: str, param: Param, value: Any) -> None:
         close = difflib.get_close_matches(value, param.choices, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ";"
         raise InvalidParameterError(f"{method}: unknown {param.name} {value!r}{hint} choose from {', '.join(param.choices)}")
+    if param.minimum is not None and value < param.minimum:
+        raise InvalidParameterError(f"{method}: {param.name} must be at least {param.minimum}, got {value!r}: {param.doc}")
     if param.name.endswith("_p") and not 0 <= value <= 1:
         raise InvalidParameterError(f"{method}: {param.name} is a share of the words or characters, in [0, 1]; got {value!r}")
 

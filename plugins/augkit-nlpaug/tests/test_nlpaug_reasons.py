@@ -26,15 +26,22 @@ def one_sentence(shared_data) -> list[str]:
     return banking[1216:1226]  # "what is the price for an additional card?", ...
 
 
-@pytest.mark.parametrize("method, nlpaug_class", [
-    ("nlpaug.keyboard", "KeyboardAug"), ("nlpaug.random_char", "RandomCharAug"), ("nlpaug.split", "SplitAug")])
-def test_words_too_short_for_min_char_are_named_with_its_value(method, nlpaug_class, short_words):
+@pytest.mark.parametrize("method, nlpaug_class, lowest", [
+    ("nlpaug.keyboard", "KeyboardAug", 2), ("nlpaug.random_char", "RandomCharAug", 2), ("nlpaug.split", "SplitAug", 3)])
+def test_words_too_short_for_min_char_are_named_with_its_value(method, nlpaug_class, lowest, short_words):
     _, report = augkit.augment_with_report(short_words, method, n=2, seed=0)
     assert report.without_augmentation == {
         f"{method}: nlpaug's {nlpaug_class} returned the text unchanged (up to spacing): it found nothing it could change"
         "; words shorter than min_char=4 are never changed (set min_char= lower for short words)": 3}
-    _, lowered = augkit.augment_with_report(short_words, method, n=2, seed=0, min_char=2)
-    assert lowered.rows_augmented >= 2 and not any("min_char" in reason for reason in lowered.without_augmentation)
+    out, lowered = augkit.augment_with_report(short_words, method, n=2, seed=0, min_char=lowest, strict=True)
+    assert lowered.rows_augmented == 3 and all(out)
+
+
+def test_split_refuses_a_min_char_nlpaug_cannot_run_with(short_words):
+    """nlpaug's SplitAug draws the split point with NumPy's randint(1, len(word) - 1), which
+    raised "low >= high" on "fix my top up" with min_char=2: refused when the method is built."""
+    with pytest.raises(augkit.InvalidParameterError, match=r"nlpaug.split: min_char must be at least 3, got 2: .*two-letter"):
+        augkit.augment(short_words, "nlpaug.split", n=2, seed=0, min_char=2)
 
 
 def test_a_text_of_one_sentence_has_none_to_move(one_sentence):
