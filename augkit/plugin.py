@@ -51,7 +51,8 @@ Protected spans
     words of a :class:`WordSequence` each span covers (:data:`FREE_WORD`: none) and
     :func:`splits_a_span` whether an insertion before a word would fall inside one; a method
     that rewrites freely finds spans in its output with :func:`lost_spans` and
-    :func:`relocated`. Set ``protects = True`` on a method that never changes a span itself.
+    :func:`relocated`, and offers first the candidates that kept them all
+    (:func:`spans_kept_first`). Set ``protects = True`` on a method that never changes a span itself.
 Model runtime (loaded on first access)
     :func:`load_seq2seq` (model specs ``id@revision``, folders, ``$AUGKIT_MODEL_DIR``;
     safetensors only, no remote code; shared per process; ``runtime="ctranslate2"`` runs it
@@ -135,7 +136,7 @@ from augkit.generated_row import GeneratedRow
 from augkit.model_needs import ModelNeed, check_models, needs_within
 from augkit.nested_warnings import n_named_as
 from augkit.params import check_bool, check_int, unknown_name_message
-from augkit.protection.locate import lost_spans, relocated
+from augkit.protection.locate import lost_spans, relocated, spans_kept_first
 from augkit.protection.spans import ProtectedSpan, RowProtection
 from augkit.protection.words import FREE as FREE_WORD
 from augkit.protection.words import span_of_words, splits_a_span
@@ -289,7 +290,8 @@ __all__ = [
     # randomness
     "ROW_SEED_BITS", "RowSeeder", "resolve_seed",
     # protected spans
-    "FREE_WORD", "ProtectedSpan", "RowProtection", "lost_spans", "relocated", "span_of_words", "splits_a_span",
+    "FREE_WORD", "ProtectedSpan", "RowProtection", "lost_spans", "relocated", "span_of_words", "spans_kept_first",
+    "splits_a_span",
     # text
     "WordSequence", "delete_words", "insert_before_word", "insert_word", "join_words", "match_case", "spacing_key",
     "split_words",

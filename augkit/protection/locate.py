@@ -9,11 +9,14 @@ occurrence no other span took.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
 from augkit.protection.spans import SLOT, ProtectedSpan, RowProtection
 
 _WHITESPACE_WORD = re.compile(r"\S+")
+#: A candidate of any kind (a string, an :class:`augkit.Candidate`).
+T = TypeVar("T")
 
 
 def locate(spans: RowProtection, text: str) -> list[tuple[int, int] | None]:
@@ -33,6 +36,22 @@ def locate(spans: RowProtection, text: str) -> list[tuple[int, int] | None]:
 def lost_spans(spans: RowProtection, text: str) -> list[ProtectedSpan]:
     """The spans of ``spans`` that ``text`` does not keep."""
     return [span for span, place in zip(spans, locate(spans, text)) if place is None]
+
+
+def spans_kept_first(candidates: Iterable[T], spans: RowProtection, text: Callable[[T], str] = str) -> list[T]:
+    """``candidates`` with those that keep every span of ``spans`` first, each group in its
+    own order: what a method that cannot keep spans itself (a model's paraphrases) offers,
+    so that cutting to ``n`` keeps the candidates the ``protected`` step will not drop.
+    ``text`` reads a candidate's text (default: the candidate is a string).
+
+    >>> from augkit.protection.spans import ProtectedSpan
+    >>> spans_kept_first(["book a table", "book one at lax", "a table at lax"], (ProtectedSpan(0, 3, "lax", "code"),))
+    ['book one at lax', 'a table at lax', 'book a table']
+    """
+    found = list(candidates)
+    if not spans:
+        return found
+    return sorted(found, key=lambda candidate: bool(lost_spans(spans, text(candidate))))
 
 
 def relocated(spans: RowProtection, text: str) -> RowProtection:

@@ -23,11 +23,16 @@ from typing import Any
 from augkit.plugin import (
     Augmenter,
     Candidate,
+    GeneratedRow,
     InputError,
     InvalidParameterError,
     ModelNeed,
+    RowProtection,
+    check_bool,
     check_int,
     needs_within,
+    repetition_loop,
+    spans_kept_first,
 )
 
 from augkit_erap.projection import (
@@ -44,6 +49,10 @@ from augkit_erap.sources import NO_GENERATOR, ControlledGenerator, MethodSamples
 #: Section 4.1's re-ranking pool sizes; the paper's main results use 20.
 RERANK_K = 20
 PREMISE = "premise"
+#: Why a text got no paraphrase, in the words of the run's summary (with those of
+#: :mod:`augkit_erap.sources`: the generator's only copies, sample_from's nothing).
+REPETITION_REASON = ("erap: every paraphrase fell into a repetition loop (a phrase said over and over); "
+                     "refuse_loops=false keeps such candidates")
 
 
 class Erap(Augmenter):
@@ -96,8 +105,16 @@ class Erap(Augmenter):
         Nucleus mass when sampling.
     max_new_tokens : int, optional
         Longest paraphrase from ``generator``, in tokens (default: the model's).
+    refuse_loops : bool
+        Refuse a paraphrase caught in a repetition loop its source is not in
+        (:func:`augkit.plugin.repetition_loop`). Default true.
     device : str
         Where to run the models.
+
+    Protected spans of the text (``protect=``, ``protect_column=``, the codes protected by
+    default) go to ``sample_from``'s method (back-translation carries them as placeholders);
+    the paraphrases that kept every span are offered before the others, which the pipeline's
+    ``protected`` step drops. A text left without a paraphrase says why.
     """
 
     name = "erap"
@@ -125,6 +142,7 @@ class Erap(Augmenter):
         sample: bool = False,
         top_p: float = 0.9,
         max_new_tokens: int | None = None,
+        refuse_loops: bool = True,
         device: str = "auto",
     ):
         self.relation = checked_relation(relation)
@@ -155,6 +173,7 @@ class Erap(Augmenter):
         self.sample = sample
         self.top_p = top_p
         self.max_new_tokens = max_new_tokens
+        self.refuse_loops = check_bool("refuse_loops", refuse_loops)
         self.device = device
         self._source: Any = None
         self._evaluator: ErapEvaluator | None = None
@@ -203,22 +222,39 @@ class Erap(Augmenter):
                                             similarity=minilm_similarity(self.similarity_model), weights=self.weights)
         return self._evaluator
 
-    def paraphrases(self, texts: list[str], relations: list[str], n: int, seeds: list[int]) -> list[list[str]]:
-        """Up to ``n`` paraphrases of ``texts[i]`` under ``relations[i]``, best first."""
+    def paraphrases(self, texts: list[str], relations: list[str], n: int, seeds: list[int],
+                    protected: list[RowProtection] | None = None) -> list[list[str]]:
+        """Up to ``n`` paraphrases of ``texts[i]`` under ``relations[i]``, best first (those
+        that kept every protected span of ``protected[i]`` before the others); a text left
+        with none is an empty :class:`augkit.GeneratedRow` saying why."""
+        spans = protected if protected is not None else [()] * len(texts)
         if isinstance(self.source, ControlledGenerator):
-            return self.source.paraphrase(texts, relations, n, seeds)
-        samples = self.source.sample(texts, seeds)
+            found = self.source.paraphrase(texts, relations, n, seeds)
+            return [self._screened(text, row, row_spans)[:n] or _empty(row, REPETITION_REASON)
+                    for text, row, row_spans in zip(texts, found, spans, strict=True)]
+        samples = self.source.sample(texts, seeds, protected)
+        screened = [self._screened(text, row, row_spans) or _empty(row, REPETITION_REASON)
+                    for text, row, row_spans in zip(texts, samples, spans, strict=True)]
         if not self.aware:
-            return [row[:n] for row in samples]
-        return self.reranked(texts, samples, relations, n)
+            return [row[:n] if row else row for row in screened]
+        return self.reranked(texts, screened, relations, n, spans)
 
-    def reranked(self, texts: list[str], samples: list[list[str]], relations: list[str], n: int) -> list[list[str]]:
+    def _screened(self, text: str, row: list[str], spans: RowProtection) -> list[str]:
+        """``row`` without its loops (``refuse_loops``), those that kept every protected span
+        first (in their order, then the others in theirs)."""
+        return spans_kept_first([candidate for candidate in row if not (self.refuse_loops and repetition_loop(text, candidate))],
+                                spans)
+
+    def reranked(self, texts: list[str], samples: list[list[str]], relations: list[str], n: int,
+                 protected: list[RowProtection] | None = None) -> list[list[str]]:
         """Each text's samples ordered by equation 5's reward for its relation (ties: sample
         order), the best ``n`` kept; with ``require_relation``, only those the oracle finds
-        holding it."""
+        holding it. Samples that lost a protected span of ``protected[i]`` come after the
+        others. A text left with none says why."""
+        spans = protected if protected is not None else [()] * len(texts)
         flat = [(i, s) for i, row in enumerate(samples) for s in row]
         if not flat:
-            return [[] for _ in texts]
+            return [_empty(row, "") for row in samples]
         sources = [texts[i] for i, _ in flat]
         candidates = [s for _, s in flat]
         wanted = [relations[i] for i, _ in flat]
@@ -227,7 +263,9 @@ class Erap(Augmenter):
         for position, ((i, text), (part, judgement)) in enumerate(zip(flat, judged, strict=True)):
             if not self.require_relation or judgement.relation == relations[i]:
                 ranked[i].append((-part.reward, position, text))
-        return [[text for _, _, text in sorted(row)[:n]] for row in ranked]
+        return [spans_kept_first([text for *_, text in sorted(row)], row_spans)[:n] if row
+                else _empty(sampled, _no_relation(relation))
+                for row, sampled, relation, row_spans in zip(ranked, samples, relations, spans, strict=True)]
 
     # -- augkit's contract ------------------------------------------------------------------
 
@@ -243,15 +281,19 @@ class Erap(Augmenter):
     def augment_batch(self, texts, n, rngs, context):
         seeds = [rng.getrandbits(32) for rng in rngs]
         if PREMISE not in context.columns:
-            return self.paraphrases(list(texts), [self.relation] * len(texts), n, seeds)
+            protected = list(context.protected) if context.protected is not None else None
+            return self.paraphrases(list(texts), [self.relation] * len(texts), n, seeds, protected)
         if context.labels is None:
             raise InputError("erap augments (premise, hypothesis) pairs by their labels: name the label column (label_column=)")
-        return self._pairs(list(texts), list(context.columns[PREMISE]), list(context.labels), n, rngs, seeds)
+        return self._pairs(list(texts), list(context.columns[PREMISE]), list(context.labels), n, rngs, seeds,
+                           context.protected)
 
     def _pairs(self, hypotheses: list[str], premises: list[str], labels: list[Any], n: int,
-               rngs: list[random.Random], seeds: list[int]) -> list[list[Candidate]]:
+               rngs: list[random.Random], seeds: list[int],
+               protected: list[RowProtection] | None = None) -> list[list[Candidate]]:
         """Table 6 for each pair: paraphrase each side under the relations its determined
-        rules need (all requests in one batch), then emit the determined pairs."""
+        rules need (all requests in one batch; the hypothesis with its protected spans), then
+        emit the determined pairs."""
         types = tuple(self.types.split(",")) if self.aware else (EQUIVALENCE,)
         rules = [rules_for(types, str(label) == self.entailment_label, self.projection) for label in labels]
         requests: list[tuple[int, str, str]] = []  # (row, side, relation)
@@ -260,20 +302,53 @@ class Erap(Augmenter):
             requests += [(row, PREMISE, r) for r in sorted(premise_relations)]
             requests += [(row, "hypothesis", r) for r in sorted(hypothesis_relations)]
         side_text = {PREMISE: premises, "hypothesis": hypotheses}
+        spans = None if protected is None else [protected[row] if side == "hypothesis" else () for row, side, _ in requests]
         found = self.paraphrases([side_text[side][row] for row, side, _ in requests], [r for _, _, r in requests], 1,
-                                 [(seeds[row] + (side == PREMISE)) % 2**32 for row, side, _ in requests])
+                                 [(seeds[row] + (side == PREMISE)) % 2**32 for row, side, _ in requests], spans)
         rewrites = {(row, side, relation): out[0] for (row, side, relation), out in zip(requests, found, strict=True) if out}
+        missing = {(row, side, relation): _reason_of(out) for (row, side, relation), out in zip(requests, found, strict=True)
+                   if not out}
         rows = []
         for row, row_rules in enumerate(rules):
             made = []
+            why = ""
             for rule in row_rules:
                 premise = rewrites.get((row, PREMISE, rule.premise)) if rule.premise else premises[row]
                 hypothesis = rewrites.get((row, "hypothesis", rule.hypothesis)) if rule.hypothesis else hypotheses[row]
                 if premise is None or hypothesis is None:
+                    side, relation = (PREMISE, rule.premise) if premise is None else ("hypothesis", rule.hypothesis)
+                    why = why or f"the {side} got no {relation} paraphrase: {missing.get((row, side, relation), '')}"
                     continue
                 fields = {PREMISE: premise} if rule.premise else {}
                 made.append(Candidate(hypothesis, rule.name, fields=fields))
             rngs[row].shuffle(made)
-            rows.append(made[:n])
+            if made:
+                rows.append(made[:n])
+            elif not row_rules:
+                rows.append(GeneratedRow([], reason=self._undetermined()))
+            else:
+                rows.append(GeneratedRow([], reason=f"erap: {why}"))
         return rows
+
+    def _undetermined(self) -> str:
+        """Why a pair got no rewrite when no rule of Table 6 determines its label."""
+        types = self.types if self.aware else EQUIVALENCE
+        return (f"erap: no rule of types={types} determines the label of a pair not labelled "
+                f"{self.entailment_label!r} under projection={self.projection} (the forward type, and reverse under "
+                f"strict, leave it unknown)")
+
+
+def _empty(row: list[str], reason: str) -> list[str]:
+    """An empty row: ``row`` itself when it says why (a source's reason), else one saying ``reason``."""
+    return row if getattr(row, "reason", None) else GeneratedRow([], reason=reason or None)
+
+
+def _reason_of(row: list[str]) -> str:
+    """An empty row's reason without its ``erap: `` prefix (for a pair's reason, which has its own)."""
+    return (getattr(row, "reason", None) or "no paraphrase").removeprefix("erap: ")
+
+
+def _no_relation(relation: str) -> str:
+    return (f"erap: no sample holds the relation {relation!r} by the oracle; require_relation=false keeps the best "
+            "by reward whatever its relation")
 

@@ -7,7 +7,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from augkit.plugin import InvalidParameterError, ModelNotAvailableError, n_named_as
+from augkit.plugin import (
+    BatchContext,
+    GeneratedRow,
+    InvalidParameterError,
+    ModelNotAvailableError,
+    RowProtection,
+    n_named_as,
+)
 
 from augkit_erap.relations import controlled_input, has_control_tokens
 
@@ -17,6 +24,8 @@ NO_GENERATOR = (
     "`augkit train erap --table PAIRS.csv -o DIR` (then -p generator=DIR), or re-rank the samples of any installed method "
     "instead with -p sample_from=backtranslation (RR mode)"
 )
+#: Why a text got no paraphrase from the generator, in the words of the run's summary.
+ONLY_COPIES = "erap: the generator's paraphrases all repeat the text (or are empty)"
 
 
 class ControlledGenerator:
@@ -58,7 +67,8 @@ class ControlledGenerator:
             inputs, num_beams=1 if self.sample else max(self.num_beams, n), num_return=n, do_sample=self.sample,
             top_p=self.top_p if self.sample else None, seeds=list(seeds), max_new_tokens=self.max_new_tokens,
         )
-        return [_distinct(text, outputs) for text, outputs in zip(texts, result.texts, strict=True)]
+        return [_distinct(text, outputs) or GeneratedRow([], reason=ONLY_COPIES)
+                for text, outputs in zip(texts, result.texts, strict=True)]
 
 
 class MethodSamples:
@@ -80,15 +90,23 @@ class MethodSamples:
         if self.pipeline.context_names:
             raise InvalidParameterError(f"sample_from={spec!r} reads other columns; use a method that rewrites the text alone")
 
-    def sample(self, texts: Sequence[str], seeds: Sequence[int]) -> list[list[str]]:
-        """The candidates of each text, at most ``k``, without copies of it. The method's
-        warnings about the count it was asked for name ``k``, which the user set (not the
-        run's ``n``)."""
+    def sample(self, texts: Sequence[str], seeds: Sequence[int],
+               protected: Sequence[RowProtection] | None = None) -> list[list[str]]:
+        """The candidates of each text, at most ``k``, without copies of it; a text left with
+        none comes back as an empty :class:`augkit.GeneratedRow` saying why. ``protected[i]``:
+        text i's protected spans, given to the method (back-translation carries them as
+        placeholders) and checked by its pipeline's ``protected`` step. The method's warnings
+        about the count it was asked for name ``k``, which the user set (not the run's ``n``)."""
         out = []
         with n_named_as(self.k, f"k={self.k} samples per text (erap's k)"):
-            for text, seed in zip(texts, seeds, strict=True):
-                candidates, _ = self.pipeline.run([text], self.k, seed)
-                out.append(_distinct(text, [c.text for c in candidates[0]]))
+            for index, (text, seed) in enumerate(zip(texts, seeds, strict=True)):
+                context = None if protected is None else BatchContext(protected=[protected[index]])
+                candidates, reasons = self.pipeline.run([text], self.k, seed, context)
+                found = _distinct(text, [c.text for c in candidates[0]])
+                if not found:
+                    why = reasons[0] or "only copies of the text"
+                    found = GeneratedRow([], reason=f"erap: sample_from={self.spec!r} gave nothing ({why})")
+                out.append(found)
         return out
 
 

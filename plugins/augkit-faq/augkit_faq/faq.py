@@ -5,7 +5,7 @@ ordinary augkit pipeline (:func:`faq_pipeline`) run with a trace.
 2. generation: ``num_return`` candidates per question from the generator;
 3. post-processing: long forms restored (1-3: the ``faq`` augmenter); repeats of the
    question or of another candidate dropped (``dedup`` with the FAQ's duplicate rule);
-4. screens (not in the thesis): ``negation``, ``numbers``, ``entities``;
+4. screens (not in the thesis): ``repetition``, ``negation``, ``numbers``, ``entities``;
 5. selection, step (a): cosine similarity to the question >= ``min_similarity`` (0.8, the
    thesis' 4.0 of 5) -- augkit's ``semantic`` filter; step (b): used as a query against all
    the FAQ's questions, the candidate must retrieve its own question first -- augkit's
@@ -60,12 +60,13 @@ CANDIDATE_COLUMNS = (
     "nearest_question", "status", "rank",
 )
 DEFAULT_MIN_SIMILARITY = 0.8
-#: Model-free screens run on the unique candidates before step (a): a paraphrase that adds or
-#: loses a negation, changes a number, date or time, or loses a name, link or quoted string
-#: (augkit's label-safety filters) answers another question. Not in the thesis, whose step
-#: (a) accepted "an image in Google Documents" -> "a non-Google Docs image" at similarity
-#: 0.92; ``screens=()`` reproduces its selection exactly.
-DEFAULT_SCREENS = ("negation", "numbers", "entities")
+#: Model-free screens run on the unique candidates before step (a): a paraphrase caught in a
+#: repetition loop ("how do i pay pay pay"), or that adds or loses a negation, changes a
+#: number, date or time, or loses a name, link or quoted string (augkit's label-safety
+#: filters) answers another question, or none. Not in the thesis, whose step (a) accepted
+#: "an image in Google Documents" -> "a non-Google Docs image" at similarity 0.92;
+#: ``screens=()`` reproduces its selection exactly.
+DEFAULT_SCREENS = ("repetition", "negation", "numbers", "entities")
 
 
 @dataclass
@@ -140,7 +141,7 @@ def paraphrase_faq(
         Step (a): lowest cosine similarity to the question (thesis: 4.0 of 5, 0.8).
     screens : sequence of str
         Filters that drop, before step (a), a candidate whose meaning plainly changed
-        (:data:`DEFAULT_SCREENS`: negation, numbers, entities); the candidates table says
+        (:data:`DEFAULT_SCREENS`: repetition, negation, numbers, entities); the candidates table says
         which and why (``meaning_change``). ``()`` gives the thesis' selection exactly.
     encoder : str, optional
         Sentence-transformers model for both steps; None is all-MiniLM-L6-v2 (offline).
@@ -215,19 +216,20 @@ def faq_pipeline(
     """The pipeline :func:`paraphrase_faq` runs on the questions, step by step the thesis'
     procedure (see the module docstring):
 
-    ``faq(generator=..., num_return=40, keep_duplicates=True)|dedup(ignore_case=True,
-    ignore_final_punctuation=True)|negation|numbers|entities|semantic(max=1.0)|
+    ``faq(generator=..., num_return=40, keep_duplicates=True, refuse_loops=False)|dedup(ignore_case=True,
+    ignore_final_punctuation=True)|repetition|negation|numbers|entities|semantic(max=1.0)|
     label_integrity(own_source=True)|top_k(weights={'semantic': 1.0})`` (``top_k(k=n, ...)``
     when ``n`` is given; the screens are ``screens``). The ``faq`` augmenter returns its repeats so that ``dedup`` drops them
-    and the trace records them; ``top_k`` ranks by similarity, generation order breaking
-    ties. Run it with :data:`EVERY_CANDIDATE` as ``n``: the generator is asked for
+    and the trace records them, and its loops for the ``repetition`` screen to drop; ``top_k``
+    ranks by similarity, generation order breaking ties. Run it with :data:`EVERY_CANDIDATE` as ``n``: the generator is asked for
     ``num_return`` and everything it gives is kept for the steps to decide on.
     """
     from augkit.plugin import LabelIntegrityFilter, Pipeline, SemanticFilter, TopKFilter
 
     if isinstance(generator, QuestionGenerator):  # shown by name in the string form, with the progress asked
         generator = _ShowingProgress(generator, progress)
-    paraphraser = FaqParaphraser(generator=generator, device=device, num_return=num_return, keep_duplicates=True)
+    paraphraser = FaqParaphraser(generator=generator, device=device, num_return=num_return, keep_duplicates=True,
+                                 refuse_loops=False)
     steps = [
         duplicate_rule(),
         *_screens(screens),
@@ -253,7 +255,7 @@ class _ShowingProgress:
         self.name = generator.name
 
     def generate(self, questions: Sequence[str], num_return: int, seeds: Sequence[int], *, progress: bool = False) -> list[list[str]]:
-        return self.generator.generate(questions, num_return, seeds, progress=self.progress)
+        return self.generator.generate(questions, num_return, seeds, progress=self.progress)  # nothing protected here
 
     def required_models(self) -> list:
         declared = getattr(self.generator, "required_models", None)

@@ -21,7 +21,17 @@ import os
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from augkit.plugin import InvalidParameterError, ModelNeed, UsageError, n_named_as, needs_within, progress_bar
+from augkit.plugin import (
+    BatchContext,
+    GeneratedRow,
+    InvalidParameterError,
+    ModelNeed,
+    RowProtection,
+    UsageError,
+    n_named_as,
+    needs_within,
+    progress_bar,
+)
 
 from augkit_faq.prompt import paraphrase_prompt
 
@@ -166,7 +176,12 @@ class MethodParaphraser:
         """The models of the method's pipeline, named through ``generator``."""
         return needs_within(self._pipeline.required_models(), "generator", self.method)
 
-    def generate(self, questions: Sequence[str], num_return: int, seeds: Sequence[int], *, progress: bool = False) -> list[list[str]]:
+    def generate(self, questions: Sequence[str], num_return: int, seeds: Sequence[int], *, progress: bool = False,
+                 protected: Sequence[RowProtection] | None = None) -> list[list[str]]:
+        """Each question's candidates; a question the method gave none comes back as an empty
+        :class:`augkit.GeneratedRow` with the method's reason. ``protected[i]``: question i's
+        protected spans, given to the method (back-translation carries them as placeholders)
+        and checked by its pipeline's ``protected`` step."""
         if len(seeds) != len(questions):
             raise UsageError(f"{len(questions)} questions but {len(seeds)} seeds")
         self._pipeline.prepare(list(questions))
@@ -174,9 +189,11 @@ class MethodParaphraser:
         # the method was asked for num_return candidates per question; the user may never have passed n
         with n_named_as(num_return, f"{num_return} candidates per question (--num-return, num_return=)"):
             with progress_bar(len(questions), shown=progress, description="paraphrasing", unit="question") as bar:
-                for question, seed in zip(questions, seeds, strict=True):
-                    candidates, _ = self._pipeline.run([question], num_return, seed)
-                    rows.append([candidate.text for candidate in candidates[0]])
+                for index, (question, seed) in enumerate(zip(questions, seeds, strict=True)):
+                    context = None if protected is None else BatchContext(protected=[protected[index]])
+                    candidates, reasons = self._pipeline.run([question], num_return, seed, context)
+                    texts = [candidate.text for candidate in candidates[0]]
+                    rows.append(texts if texts or not reasons[0] else GeneratedRow([], reason=reasons[0]))
                     bar.update(1)
         return rows
 

@@ -23,13 +23,14 @@ class Repeating:
 def test_the_faq_pipeline_runs_the_thesis_steps_in_order():
     pipeline = faq_pipeline(Repeating(), n=2, num_return=7, min_similarity=0.75)
     assert pipeline.count_names == (
-        "generated", "dedup", "negation", "numbers", "entities", "semantic", "label_integrity", "top_k", "beyond n")
+        "generated", "dedup", "repetition", "negation", "numbers", "entities", "semantic", "label_integrity",
+        "top_k", "beyond n")
     assert pipeline.spec == (  # the run around the FAQ pipeline checks protected spans, not the pipeline itself
-        "[protected=False] faq(generator='repeating', device='cpu', num_return=7, keep_duplicates=True)"
-        "|dedup(ignore_case=True, ignore_final_punctuation=True)|negation|numbers|entities"
+        "[protected=False] faq(generator='repeating', device='cpu', num_return=7, keep_duplicates=True, refuse_loops=False)"
+        "|dedup(ignore_case=True, ignore_final_punctuation=True)|repetition|negation|numbers|entities"
         "|semantic(min=0.75, max=1.0)|label_integrity(own_source=True)|top_k(k=2, weights={'semantic': 1.0})"
     )
-    assert faq_pipeline(Repeating(), screens=()).count_names[1:3] == ("dedup", "semantic")
+    assert faq_pipeline(Repeating(), screens=()).count_names[1:4] == ("dedup", "protected", "semantic")
 
 
 def test_the_faq_augmenter_returns_repeats_for_dedup_to_drop_only_when_asked():

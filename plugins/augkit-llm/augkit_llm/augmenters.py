@@ -12,7 +12,13 @@ unless ``cache_unusable`` says so: a re-run asks for it again.
 A row without a usable reply (that reply, or a request that failed after its retries) is a
 failed row (:attr:`augkit.GeneratedRow.failed`): ``strict`` stops the run on it, and a run in
 which every row failed raises (the command line exits 1). A usable reply whose texts all
-repeat the source is not a failure: the row got an answer, with nothing new in it.
+repeat the source, or fall into a repetition loop (refused unless ``refuse_loops=False``), is
+not a failure: the row got an answer, with nothing new in it.
+
+A row's protected spans (``protect=``, ``protect_column=``, the codes protected by default)
+are listed in its request ("Keep these exactly as they are written ..."; the ``{keep}``
+field), texts that kept them all are offered first, and the pipeline's ``protected`` step
+drops the others. A row without spans sends the request it sent before protection existed.
 """
 
 from __future__ import annotations
@@ -23,19 +29,34 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from augkit.plugin import Augmenter, ExactDuplicateFilter, GeneratedRow, InputError, InvalidParameterError, check_int
+from augkit.plugin import (
+    Augmenter,
+    ExactDuplicateFilter,
+    GeneratedRow,
+    InputError,
+    InvalidParameterError,
+    RowProtection,
+    check_bool,
+    check_int,
+    repetition_loop,
+    spans_kept_first,
+)
 
 from augkit_llm.prompts import (
     AVOID_BLOCK,
     GENERATE_FIELDS,
     GENERATE_SYSTEM,
     GENERATE_USER,
+    KEEP_BLOCK,
     PARAPHRASE_FIELDS,
     PARAPHRASE_SYSTEM,
     PARAPHRASE_USER,
+    USE_BLOCK,
     checked_template,
     example_lines,
+    keep_line,
     render,
+    uses_field,
 )
 
 logger = logging.getLogger("augkit")
@@ -46,6 +67,8 @@ SAME_TEXT = ExactDuplicateFilter(ignore_case=True, ignore_final_punctuation=True
 SEED_BITS = 31
 #: Why a row whose reply was usable got nothing: not a failure (the model answered).
 ALL_REPEATS = "every text in the reply repeats the source or an earlier one"
+ALL_LOOPS = ("every new text in the reply fell into a repetition loop (a phrase said over and over); "
+             "refuse_loops=false keeps such texts")
 
 
 class _ChatMethod(Augmenter):
@@ -59,7 +82,7 @@ class _ChatMethod(Augmenter):
     def __init__(self, base_url: str, model: str, api_key_env: str, temperature: float, top_p: float,
                  max_tokens: int, send_seed: bool, concurrency: int, timeout: float, max_retries: int,
                  cache: bool, cache_dir: str | None, prompt_price: float | None, completion_price: float | None,
-                 cache_unusable: bool):
+                 cache_unusable: bool, refuse_loops: bool):
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
             raise InvalidParameterError(f"base_url must be the server's http(s) URL, e.g. http://127.0.0.1:8000/v1; got {base_url!r}")
         if not isinstance(model, str) or not model.strip():
@@ -85,6 +108,7 @@ class _ChatMethod(Augmenter):
         self.cache_unusable = bool(cache_unusable)
         self.prompt_price = prompt_price
         self.completion_price = completion_price
+        self.refuse_loops = check_bool("refuse_loops", refuse_loops)
         self._client: Any = None
 
     def __getstate__(self) -> dict:
@@ -107,10 +131,21 @@ class _ChatMethod(Augmenter):
         billionths of a dollar; 0 without prices."""
         return round(prompt_tokens * (self.prompt_price or 0.0) * 1000 + completion_tokens * (self.completion_price or 0.0) * 1000)
 
+    def _messages(self, system: str, user: str, fields: dict[str, Any], block: str, spans: RowProtection) -> tuple:
+        """A row's request: the templates rendered with ``fields``, and its protected spans as
+        the ``{keep}`` field (or, for a user template without it, a line at its end)."""
+        keep = keep_line(block, (span.text for span in spans))
+        rendered = {**fields, "keep": keep}
+        user_text = render(user, **rendered)
+        if keep and not uses_field(user, "keep") and not uses_field(system, "keep"):
+            user_text = user_text.rstrip("\n") + "\n" + keep.rstrip("\n")
+        return (("system", render(system, **rendered)), ("user", user_text))
+
     def _ask(self, sources: Sequence[str], messages: list[tuple[tuple[str, str], ...]], n: int,
-             rngs: Sequence[random.Random]) -> list[list[str]]:
+             rngs: Sequence[random.Random], protected: Sequence[RowProtection] | None = None) -> list[list[str]]:
         """One request per row, all at once; each reply parsed into at most ``n`` texts that
-        differ from the row's source and from each other."""
+        differ from the row's source and from each other, without loops (``refuse_loops``),
+        those that kept every protected span of the row first."""
         from augkit_llm.client import ChatRequest
         from augkit_llm.parsing import parse_texts
 
@@ -122,20 +157,24 @@ class _ChatMethod(Augmenter):
         results = self.client.complete(requests, usable=None if self.cache_unusable else _usable)
         problems: Counter = Counter()
         rows = []
-        for source, result in zip(sources, results, strict=True):
+        spans = protected if protected is not None else [()] * len(sources)
+        for source, result, row_spans in zip(sources, results, spans, strict=True):
             usage = {"requests": 1, "cached": int(result.cached), "prompt_tokens": result.prompt_tokens,
                      "completion_tokens": result.completion_tokens,
                      "cost_nanodollars": 0 if result.cached else self.cost_nanodollars(result.prompt_tokens, result.completion_tokens)}
             parsed = parse_texts(result.text) if result.text is not None else None
             problem = (result.problem or "no reply") if parsed is None else (parsed.problem if not parsed.texts else None)
-            kept = _distinct(source, parsed.texts, n) if parsed is not None else []
+            new_texts = _distinct(source, parsed.texts) if parsed is not None else []
+            kept = spans_kept_first([text for text in new_texts if not (self.refuse_loops and repetition_loop(source, text))],
+                                    row_spans)
             if problem:
                 problems[problem] += 1
                 rows.append(GeneratedRow([], reason=f"{self.name}: {problem}", usage=usage, failed=True))
             elif not kept:
-                rows.append(GeneratedRow([], reason=f"{self.name}: {ALL_REPEATS}", usage=usage))
+                why = ALL_LOOPS if new_texts else ALL_REPEATS
+                rows.append(GeneratedRow([], reason=f"{self.name}: {why}", usage=usage))
             else:
-                rows.append(GeneratedRow(kept, usage=usage))
+                rows.append(GeneratedRow(kept[:n], usage=usage))
         if problems:
             listing = "; ".join(f"{count} {problem}" for problem, count in problems.most_common())
             logger.warning("augkit %s: %d of %d rows got no usable reply (%s)", self.name, sum(problems.values()),
@@ -188,10 +227,14 @@ class LLMParaphrase(_ChatMethod):
         Price per million prompt tokens, for the run's cost.
     completion_price : float, optional
         Price per million completion tokens.
+    refuse_loops : bool
+        Refuse a text caught in a repetition loop its source is not in
+        (:func:`augkit.plugin.repetition_loop`). Default true.
     system_prompt : str
-        The system message (template; fields ``{text}``, ``{n}``, ``{label}``).
+        The system message (template; fields ``{text}``, ``{n}``, ``{label}``, ``{keep}``).
     user_prompt : str
-        The user message (template; same fields).
+        The user message (template; same fields). Without ``{keep}`` in either template, a
+        row's protected spans are listed on a last line of the user message.
     """
 
     name = "llm_paraphrase"
@@ -200,20 +243,20 @@ class LLMParaphrase(_ChatMethod):
                  temperature: float = 0.7, top_p: float = 1.0, max_tokens: int = 512, send_seed: bool = True, concurrency: int = 4,
                  timeout: float = 60.0, max_retries: int = 5, cache: bool = True, cache_unusable: bool = False,
                  cache_dir: str | None = None, prompt_price: float | None = None, completion_price: float | None = None,
-                 system_prompt: str = PARAPHRASE_SYSTEM, user_prompt: str = PARAPHRASE_USER):
+                 refuse_loops: bool = True, system_prompt: str = PARAPHRASE_SYSTEM, user_prompt: str = PARAPHRASE_USER):
         super().__init__(base_url, model, api_key_env, temperature, top_p, max_tokens, send_seed, concurrency, timeout,
-                         max_retries, cache, cache_dir, prompt_price, completion_price, cache_unusable)
+                         max_retries, cache, cache_dir, prompt_price, completion_price, cache_unusable, refuse_loops)
         self.system_prompt = checked_template(system_prompt, PARAPHRASE_FIELDS, "system_prompt")
         self.user_prompt = checked_template(user_prompt, PARAPHRASE_FIELDS, "user_prompt")
 
     def augment_batch(self, texts, n, rngs, context):
         labels = context.labels if context.labels is not None else [None] * len(texts)
+        protected = context.protected if context.protected is not None else [()] * len(texts)
         messages = [
-            (("system", render(self.system_prompt, text=text, n=n, label=label)),
-             ("user", render(self.user_prompt, text=text, n=n, label=label)))
-            for text, label in zip(texts, labels, strict=True)
+            self._messages(self.system_prompt, self.user_prompt, {"text": text, "n": n, "label": label}, KEEP_BLOCK, spans)
+            for text, label, spans in zip(texts, labels, protected, strict=True)
         ]
-        return self._ask(texts, messages, n, rngs)
+        return self._ask(texts, messages, n, rngs, protected)
 
 
 class LLMGenerate(_ChatMethod):
@@ -231,7 +274,8 @@ class LLMGenerate(_ChatMethod):
         Confusable labels shown as "do not write these" (0: none); the labels whose
         examples' mean MiniLM embedding is nearest the row's label's, 2 examples each.
     system_prompt : str
-        The system message (template; fields ``{label}``, ``{examples}``, ``{avoid}``, ``{n}``).
+        The system message (template; fields ``{label}``, ``{examples}``, ``{avoid}``, ``{n}``,
+        ``{keep}``: the row's protected spans, which every new example must use).
     user_prompt : str
         The user message (template; same fields).
     """
@@ -243,9 +287,10 @@ class LLMGenerate(_ChatMethod):
                  temperature: float = 0.9, top_p: float = 1.0, max_tokens: int = 512, send_seed: bool = True, concurrency: int = 4,
                  timeout: float = 60.0, max_retries: int = 5, cache: bool = True, cache_unusable: bool = False,
                  cache_dir: str | None = None, prompt_price: float | None = None, completion_price: float | None = None,
-                 k: int = 5, avoid: int = 0, system_prompt: str = GENERATE_SYSTEM, user_prompt: str = GENERATE_USER):
+                 refuse_loops: bool = True, k: int = 5, avoid: int = 0, system_prompt: str = GENERATE_SYSTEM,
+                 user_prompt: str = GENERATE_USER):
         super().__init__(base_url, model, api_key_env, temperature, top_p, max_tokens, send_seed, concurrency, timeout,
-                         max_retries, cache, cache_dir, prompt_price, completion_price, cache_unusable)
+                         max_retries, cache, cache_dir, prompt_price, completion_price, cache_unusable, refuse_loops)
         self.k = check_int("k", k, minimum=1)
         self.avoid = check_int("avoid", avoid, minimum=0)
         self.system_prompt = checked_template(system_prompt, GENERATE_FIELDS, "system_prompt")
@@ -270,16 +315,17 @@ class LLMGenerate(_ChatMethod):
         if self._examples is None:
             raise InputError("llm_generate shows each label's examples from the run's data: run it through augkit.augment "
                              "or the command line (which call prepare first), or call Pipeline.prepare(texts, labels)")
+        protected = context.protected if context.protected is not None else [()] * len(texts)
         messages = []
-        for text, label, rng in zip(texts, context.labels, rngs, strict=True):
+        for text, label, rng, spans in zip(texts, context.labels, rngs, protected, strict=True):
             pool = [t for t in self._examples.get(label, []) if t != text]
             shown = [text, *rng.sample(pool, min(self.k - 1, len(pool)))]
             avoid_lines = [f"- {' '.join(t.split())} (label: {other})" for other in self._confusable.get(label, [])
                            for t in self._examples[other][:2]]
             fields = {"label": label, "examples": example_lines(shown), "n": n,
                       "avoid": AVOID_BLOCK.format(lines="\n".join(avoid_lines)) if avoid_lines else ""}
-            messages.append((("system", render(self.system_prompt, **fields)), ("user", render(self.user_prompt, **fields))))
-        return self._ask(texts, messages, n, rngs)
+            messages.append(self._messages(self.system_prompt, self.user_prompt, fields, USE_BLOCK, spans))
+        return self._ask(texts, messages, n, rngs, protected)
 
 
 def _usable(reply: str) -> bool:
@@ -289,10 +335,10 @@ def _usable(reply: str) -> bool:
     return bool(parse_texts(reply).texts)
 
 
-def _distinct(source: str, texts: Sequence[str], n: int) -> list[str]:
-    """The first ``n`` texts that differ from the source and from each other (augkit's rule)."""
+def _distinct(source: str, texts: Sequence[str]) -> list[str]:
+    """The texts that differ from the source and from each other (augkit's rule), in order."""
     verdicts = SAME_TEXT.repeats(source, list(texts))
-    return [text for text, verdict in zip(texts, verdicts, strict=True) if verdict is None][:n]
+    return [text for text, verdict in zip(texts, verdicts, strict=True) if verdict is None]
 
 
 def _nearest_labels(examples: dict[Any, list[str]], count: int) -> dict[Any, list[Any]]:

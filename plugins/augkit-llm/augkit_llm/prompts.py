@@ -9,11 +9,15 @@ Fields
     ``{text}`` the row's text (paraphrasing), ``{n}`` how many outputs, ``{label}`` the row's
     label (empty when the run names no label column), ``{examples}`` the label's examples, one
     per line with "- " (generation), ``{avoid}`` examples of confusable labels not to write
-    (generation; empty when none are shown).
+    (generation; empty when none are shown), ``{keep}`` the row's protected spans, to be kept
+    exactly as written (:data:`KEEP_BLOCK`, :data:`USE_BLOCK`; empty for a row without any,
+    so that its request, and its cache entry, are the same as without protection). A
+    template without ``{keep}`` gets the line at the end of its user message.
 """
 
 from __future__ import annotations
 
+import json
 import string
 from collections.abc import Iterable
 
@@ -27,6 +31,7 @@ PARAPHRASE_SYSTEM = (
 PARAPHRASE_USER = (
     "Write {n} different paraphrases of this text.\n"
     "Text: {text}\n"
+    "{keep}"
     "Answer with a JSON list of {n} strings."
 )
 GENERATE_SYSTEM = (
@@ -39,13 +44,19 @@ GENERATE_USER = (
     "Examples of this label:\n{examples}\n"
     "{avoid}"
     "Write {n} new, different examples of the label \"{label}\".\n"
+    "{keep}"
     "Answer with a JSON list of {n} strings."
 )
 #: How confusable labels are shown in ``{avoid}`` (empty when there are none).
 AVOID_BLOCK = "These examples belong to other labels; do not write anything that would fit them:\n{lines}\n"
+#: How a row's protected spans are shown in ``{keep}`` (paraphrasing; empty when it has none):
+#: the spans as JSON strings, so that a quote or a comma in one is unambiguous.
+KEEP_BLOCK = "Keep these exactly as they are written, in every paraphrase: {spans}\n"
+#: ... and in generation, where each new example must hold them.
+USE_BLOCK = "Use these exactly as they are written, in every example: {spans}\n"
 
-PARAPHRASE_FIELDS = ("text", "n", "label")
-GENERATE_FIELDS = ("label", "examples", "avoid", "n")
+PARAPHRASE_FIELDS = ("text", "n", "label", "keep")
+GENERATE_FIELDS = ("label", "examples", "avoid", "n", "keep")
 
 
 def checked_template(template: str, allowed: Iterable[str], name: str) -> str:
@@ -69,6 +80,21 @@ def checked_template(template: str, allowed: Iterable[str], name: str) -> str:
 def render(template: str, **fields: object) -> str:
     """The template with its fields filled (fields it does not use are ignored)."""
     return template.format_map({key: "" if value is None else value for key, value in fields.items()})
+
+
+def keep_line(block: str, spans: Iterable[str]) -> str:
+    """``block`` listing the distinct ``spans`` in order as JSON strings, or "" for none.
+
+    >>> keep_line(KEEP_BLOCK, ["fare code h", "h", "h"])
+    'Keep these exactly as they are written, in every paraphrase: "fare code h", "h"\\n'
+    """
+    distinct = list(dict.fromkeys(spans))
+    return block.format(spans=", ".join(json.dumps(span, ensure_ascii=False) for span in distinct)) if distinct else ""
+
+
+def uses_field(template: str, field: str) -> bool:
+    """Whether ``template`` has the field ``{field}``."""
+    return any(name == field for _, name, _, _ in string.Formatter().parse(template))
 
 
 def example_lines(texts: Iterable[str]) -> str:

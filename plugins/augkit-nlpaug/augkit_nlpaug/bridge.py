@@ -11,7 +11,8 @@ row's seed seeds nlpaug's global generators, so the same seed gives the same out
 whatever the batching, workers or backend. Outputs equal to the text or to an earlier
 output (words and punctuation compared: nlpaug re-spaces its outputs) are dropped (nlpaug
 returns them when it finds nothing to change), so a row may get
-fewer than ``n``; nothing is retried, so the bridge does exactly nlpaug's work.
+fewer than ``n``; nothing is retried, so the bridge does exactly nlpaug's work. A row left
+with nothing says why: nlpaug returned the text unchanged, or returned no text.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any, ClassVar
 from augkit.plugin import (
     ROW_SEED_BITS,
     Augmenter,
+    GeneratedRow,
     InvalidParameterError,
     MissingDependencyError,
     ModelNeed,
@@ -44,7 +46,23 @@ from augkit_nlpaug.specs import ALWAYS, HUB_MODEL, SPECS, WORDNET, BridgeSpec, P
 
 #: ``isinstance(value, str)`` as one C call: what of nlpaug's outputs the bridge compares.
 is_text = str.__instancecheck__
-
+#: Why a row got nothing from nlpaug, in the words of the run's summary (``{method}``: the
+#: method's name, ``{nlpaug_class}`` nlpaug's class, ``{why}`` what made nlpaug give the text
+#: back: :data:`UNCHANGED_WHY`). nlpaug returns the text itself when it made nothing.
+UNCHANGED = "{method}: nlpaug's {nlpaug_class} returned the text unchanged (up to spacing): {why}"
+NO_TEXT = "{method}: nlpaug's {nlpaug_class} returned no text for it"
+#: What makes nlpaug give the text back, by method (``{...}``: the method's parameter values);
+#: the others found nothing they could change.
+UNCHANGED_WHY = {
+    "nlpaug.random_sentence": "a text of one sentence has no sentence to move",
+    "nlpaug.summarize": ("the summary had no sentence end (nlpaug keeps a summary up to its last one); a larger "
+                         "max_length= (now {max_length}) lets it finish a sentence"),
+    "nlpaug.back_translation": "the round trip gave the text back",
+    "nlpaug.contextual": "the masked language model predicted the words already there",
+}
+NOTHING_CHANGED = "it found nothing it could change"
+#: ... and for a method with ``min_char``, what decides it for short words.
+SHORT_WORDS = "; words shorter than min_char={min_char} are never changed (set min_char= lower for short words)"
 
 class NlpaugAugmenter(Augmenter):
     """Base of the bridged nlpaug augmenters; each subclass carries its :class:`BridgeSpec`."""
@@ -105,6 +123,7 @@ class NlpaugAugmenter(Augmenter):
             augmenter.model.pos_tag = offline_pos_tagger()  # this instance only, not nlpaug's class
         if spec.needs == HUB_MODEL:
             apply_model_settings(augmenter.model, {p.name: getattr(self, p.name) for p in spec.params})
+        self._reasons = _empty_row_reasons(spec, {p.name: getattr(self, p.name) for p in spec.params})
         return augmenter
 
     def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
@@ -124,12 +143,26 @@ class NlpaugAugmenter(Augmenter):
                 outputs = self._nlpaug.augment(text, n=n)
                 # nlpaug re-spaces what it returns ("Aspen ?" comes back "Aspen?"): an output
                 # that differs from the text or an earlier output only in spacing is no change
-                rows.append(first_distinct(text, filter(is_text, outputs), n, key=spacing_key))
+                found = first_distinct(text, filter(is_text, outputs), n, key=spacing_key)
+                if not found and n > 0:
+                    unchanged, no_text = self._reasons
+                    found = GeneratedRow([], reason=unchanged if any(map(is_text, outputs or ())) else no_text)
+                rows.append(found)
         return rows
 
     def __getstate__(self) -> dict[str, Any]:
         # nlpaug's objects hold NLTK corpus readers and models: rebuilt in the worker instead
         return {**self.__dict__, "_nlpaug": None}
+
+
+def _empty_row_reasons(spec: BridgeSpec, values: dict[str, Any]) -> tuple[str, str]:
+    """Why a method's row got nothing when nlpaug returned the text unchanged, and when it
+    returned no text, with the method's parameter ``values``."""
+    why = UNCHANGED_WHY.get(spec.name, NOTHING_CHANGED)
+    if "min_char" in values:
+        why += SHORT_WORDS
+    fields = {"method": spec.name, "nlpaug_class": spec.class_name}
+    return UNCHANGED.format(why=why.format(**values), **fields), NO_TEXT.format(**fields)
 
 
 #: The settings nlpaug copies onto a cached model when a new augmenter finds it in its cache.
@@ -196,6 +229,8 @@ def check_value(method: str, param: Param, value: Any) -> None:
         close = difflib.get_close_matches(value, param.choices, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ";"
         raise InvalidParameterError(f"{method}: unknown {param.name} {value!r}{hint} choose from {', '.join(param.choices)}")
+    if param.minimum is not None and value < param.minimum:
+        raise InvalidParameterError(f"{method}: {param.name} must be at least {param.minimum}, got {value!r}: {param.doc}")
     if param.name.endswith("_p") and not 0 <= value <= 1:
         raise InvalidParameterError(f"{method}: {param.name} is a share of the words or characters, in [0, 1]; got {value!r}")
 

@@ -50,13 +50,15 @@ OWN_MODEL = {"force_reload": True}
 
 @dataclass(frozen=True)
 class Param:
-    """One exposed nlpaug constructor parameter: its default, type, choices and meaning."""
+    """One exposed nlpaug constructor parameter: its default, type, choices and meaning, and
+    for a number the least value nlpaug runs with (``minimum``; its ``doc`` says why)."""
 
     name: str
     default: Any
     annotation: Any
     doc: str
     choices: tuple[str, ...] = ()
+    minimum: int | None = None
 
 
 @dataclass(frozen=True)
@@ -208,7 +210,10 @@ SPECS: tuple[BridgeSpec, ...] = (
         "nlpaug.split", "nlpaug.augmenter.word.SplitAug",
         "nlpaug's SplitAug: split words in two at a random character.",
         (*_word_amount(),
-         Param("min_char", 4, int, "Shortest word split."),
+         # nlpaug draws the split point with np.random.randint(1, len(word) - 1): a two-letter
+         # word raised "low >= high" on the row ("fix my top up" with min_char=2)
+         Param("min_char", 4, int, "Shortest word split (at least 3: nlpaug cannot split a two-letter word).",
+               minimum=3),
          *_STOPWORDS),
         draws_from=("python", "numpy"),  # the split position: sample(int)
     ),

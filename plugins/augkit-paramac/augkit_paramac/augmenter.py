@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 import augkit
-from augkit.plugin import BatchContext, Candidate, InvalidParameterError, ModelNeed
+from augkit.plugin import BatchContext, Candidate, GeneratedRow, InvalidParameterError, ModelNeed, check_bool, repetition_loop
 
-from augkit_paramac.plan import KEYWORD_SCORINGS, Planner, RowPlan
+from augkit_paramac.plan import KEYWORD_SCORINGS, NO_KEYWORDS, Planner, RowPlan
 from augkit_paramac.substitution import CHECKS
 
 #: The paper's models (appendix A): generator, substitution MLM, fluency LM, BERTScore model.
@@ -21,6 +22,12 @@ DEFAULT_FLUENCY_MODEL = "gpt2"
 DEFAULT_SEMANTIC_MODEL = "roberta-large-mnli"
 #: Appendix A's comprehensive-score weights: semantic, fluency, diversity.
 PAPER_WEIGHTS = (4.0, 8.0, 1.2)
+#: Why a row got no infilling, in the words of the run's summary (with those of
+#: :mod:`augkit_paramac.plan`: no keywords, too many protected spans).
+UNSPELLABLE_REASON = ("paramac: every infilling held a token the generator cannot spell (<unk>); a generator whose "
+                      "vocabulary covers the text's words writes them")
+REPETITION_REASON = ("paramac: every infilling fell into a repetition loop (a phrase said over and over); "
+                     "refuse_loops=false keeps such candidates")
 
 
 class ParaMac(augkit.Augmenter):
@@ -37,10 +44,14 @@ class ParaMac(augkit.Augmenter):
     up to ``permutations`` random keyword orders; for each, T5 span infilling with the
     sentence's context when the caller maps the ``before``/``after`` columns
     (``context_columns={"before": ..., "after": ...}``). Every candidate holds the keywords
-    in its order. Then (its own pipeline steps, shown in the trace and counts): candidates
-    under ``min_chars`` characters or equal to the source dropped, BERTScore F1 against the
-    source, fluency and diversity scored, and ranked with ``rank(normalize=raw)``; the
-    pipeline keeps the ``n`` best. Models load on first use, once per process.
+    in its order. Each protected span of the row (``protect=``, ``protect_column=``, the codes
+    protected by default) is a keyword, never dropped nor substituted, written exactly as
+    it is, and kept in its order relative to the other protected spans. An infilling caught
+    in a repetition loop is refused (``refuse_loops``); a row left without one says why.
+    Then (its own pipeline steps, shown in the trace and counts): candidates under
+    ``min_chars`` characters or equal to the source dropped, BERTScore F1 against the source,
+    fluency and diversity scored, and ranked with ``rank(normalize=raw)``; the pipeline keeps
+    the ``n`` best. Models load on first use, once per process.
 
     Parameters
     ----------
@@ -92,12 +103,16 @@ class ParaMac(augkit.Augmenter):
         How many candidates ``weights="inverse_std"`` measures spreads on. Default 500 (appendix A).
     min_chars : int
         Candidates shorter than this are dropped. Default 15 (the authors' code).
+    refuse_loops : bool
+        Refuse an infilling caught in a repetition loop its source is not in ("first class
+        first class flight"; :func:`augkit.plugin.repetition_loop`). Default true.
     device : str
         ``cpu``, ``cuda``, ``cuda:N`` or ``auto``, for every model.
     """
 
     name = "paramac"
     uses_model = True
+    protects = True  # protected spans are keywords, written as they are
     optional_context_columns = ("before", "after")
 
     def __init__(
@@ -121,6 +136,7 @@ class ParaMac(augkit.Augmenter):
         weights: str | Sequence[float] = PAPER_WEIGHTS,
         min_chars: int = 15,
         calibration_candidates: int = 500,
+        refuse_loops: bool = True,
         device: str = "cpu",
     ):
         for label, value in (("generator", generator), ("substitution_model", substitution_model),
@@ -169,6 +185,7 @@ class ParaMac(augkit.Augmenter):
         self.weights = _checked_weights(weights)
         self.min_chars = min_chars
         self.calibration_candidates = calibration_candidates
+        self.refuse_loops = check_bool("refuse_loops", refuse_loops)
         self.device = device
 
     def required_models(self) -> list[ModelNeed]:
@@ -227,14 +244,15 @@ class ParaMac(augkit.Augmenter):
 
     def infill(self, plans: list[RowPlan], n: int) -> list[list[Candidate]]:
         """T5's infillings for every keyword order of every row, in one batched call; each
-        row's distinct outputs, first order first, best beam first."""
+        row's distinct outputs, first order first, best beam first. A row left with none says
+        why (:class:`augkit.GeneratedRow`)."""
         from augkit.plugin import load_seq2seq
 
         from augkit_paramac.infilling import fill
 
         inputs = [(row, order) for row, plan in enumerate(plans) for order in range(len(plan.orders))]
         if not inputs:
-            return [[] for _ in plans]
+            return [GeneratedRow([], reason=plan.reason or NO_KEYWORDS) for plan in plans]
         model = load_seq2seq(self.generator, device=self.device)
         result = model.generate(
             [plans[row].model_inputs[order] for row, order in inputs], num_beams=self.num_beams,
@@ -243,13 +261,27 @@ class ParaMac(augkit.Augmenter):
         )
         unknown = model.tokenizer.unk_token
         rows: list[dict[str, None]] = [{} for _ in plans]
+        refused: list[Counter] = [Counter() for _ in plans]
         for (row, order), outputs in zip(inputs, result.texts, strict=True):
             keywords = plans[row].ordered_keywords(order)
+            protected = plans[row].ordered_protected(order)
             for output in outputs:
                 if unknown and unknown in output:
-                    continue  # a span T5 could not spell ("<unk>") is no text to offer
-                rows[row].setdefault(fill(keywords, output))
-        return [[Candidate(text, self.name) for text in list(found)[:n] if text] for found in rows]
+                    refused[row][UNSPELLABLE_REASON] += 1  # a span T5 could not spell ("<unk>") is no text to offer
+                    continue
+                text = fill(keywords, output, protected)
+                if self.refuse_loops and repetition_loop(plans[row].text, text):
+                    refused[row][REPETITION_REASON] += 1
+                    continue
+                rows[row].setdefault(text)
+        return [[Candidate(text, self.name) for text in list(found)[:n] if text]
+                or GeneratedRow([], reason=plan.reason or _most_refused(why) or NO_KEYWORDS)
+                for found, plan, why in zip(rows, plans, refused, strict=True)]
+
+
+def _most_refused(refused: Counter) -> str:
+    """The reason most of a row's infillings were refused for ("" when none was)."""
+    return refused.most_common(1)[0][0] if refused else ""
 
 
 def _checked_weights(weights: Any) -> str | tuple[float, float, float]:

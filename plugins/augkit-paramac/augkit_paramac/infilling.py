@@ -16,7 +16,7 @@ text at the first unfilled span, losing the keywords after it).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from augkit.plugin import InvalidParameterError
 
@@ -27,6 +27,10 @@ _SPACES = re.compile(r"\s+")
 #: A space the joined pieces leave before closing punctuation or a clitic ("had n't", "wall .").
 _SPACE_BEFORE = re.compile(r"\s+(?=[.,;:!?)\]}%]|n't\b|'(?:s|re|ve|ll|d|m)\b)")
 _SPACE_AFTER_OPENING = re.compile(r"(?<=[(\[{])\s+")
+#: What stands for a protected keyword while the sentence is tidied: private-use characters,
+#: which no rule of :func:`tidy` touches and no model writes.
+_KEPT = "\ue000{}\ue001"
+_KEPT_MARK = re.compile("\ue000(\\d+)\ue001")
 
 
 def template(keywords: Sequence[str]) -> str:
@@ -79,13 +83,20 @@ def spans(output: str, count: int) -> list[str]:
     return found
 
 
-def fill(keywords: Sequence[str], output: str) -> str:
-    """The keywords with the model's spans between them, as one sentence."""
+def fill(keywords: Sequence[str], output: str, protected: Collection[int] = ()) -> str:
+    """The keywords with the model's spans between them, as one sentence. The keywords at
+    the positions ``protected`` (protected spans) are written exactly as given: :func:`tidy`
+    neither re-spaces nor capitalises them.
+
+    >>> fill(["h", "fare code"], "<extra_id_0><extra_id_1> is the <extra_id_2> ?", protected=[0])
+    'h is the fare code?'
+    """
     filled = spans(output, len(keywords) + 1)
     pieces = [filled[0]]
-    for keyword, span in zip(keywords, filled[1:]):
-        pieces += [keyword, span]
-    return tidy(" ".join(piece for piece in pieces if piece))
+    for position, (keyword, span) in enumerate(zip(keywords, filled[1:])):
+        pieces += [_KEPT.format(position) if position in protected else keyword, span]
+    tidied = tidy(" ".join(piece for piece in pieces if piece))
+    return _KEPT_MARK.sub(lambda found: keywords[int(found.group(1))], tidied) if protected else tidied
 
 
 def tidy(text: str) -> str:

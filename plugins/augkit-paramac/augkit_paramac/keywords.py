@@ -38,21 +38,25 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from augkit.plugin import WordSequence, split_words
+from augkit.plugin import RowProtection, WordSequence, split_words
 from augkit_eda.stopwords import EDA_STOP_WORDS
 from augkit_eda.tagging import PatternTagger
 
 from augkit_paramac.rake import candidate_runs
 
 __all__ = [
-    "BE_HAVE_DO", "CONTRACTION_PIECES", "NEGATIONS", "STOP_WORDS", "Keyword", "KeywordSource", "extract_keywords",
+    "BE_HAVE_DO", "CONTRACTION_PIECES", "NEGATIONS", "PROTECTED", "STOP_WORDS", "Keyword", "KeywordSource",
+    "extract_keywords", "with_protected_spans",
 ]
 
-KeywordSource = Literal["rake", "noun", "verb", "negation"]
+KeywordSource = Literal["rake", "noun", "verb", "negation", "protected"]
+#: The source of a keyword that is a protected span of its row (``protect=``, ``protect_column=``,
+#: a default code): never dropped, substituted or moved past another protected span.
+PROTECTED: KeywordSource = "protected"
 
 #: Pieces of contractions, as tokenisers leave them: NLTK's list holds those of
 #: ``wordpunct_tokenize`` ("hadn't" -> "hadn", "'", "t"; rake-nltk's tokeniser), Penn
@@ -96,7 +100,8 @@ class Keyword:
 
     ``source`` says which rule found it: ``"rake"`` (a RAKE phrase), ``"noun"`` or
     ``"verb"`` (a word outside every RAKE phrase), ``"negation"`` (the "n't" of a
-    contraction, or a negative stop word: "not", "no", "nor").
+    contraction, or a negative stop word: "not", "no", "nor"), ``"protected"`` (a protected
+    span of the row: :func:`with_protected_spans`).
     """
 
     text: str
@@ -149,6 +154,51 @@ def extract_keywords(text: str, *, stop_words: Collection[str] = STOP_WORDS) -> 
             seen.add(key)
             unique.append(keyword)
     return unique
+
+
+def with_protected_spans(text: str, keywords: Sequence[Keyword], spans: RowProtection) -> list[Keyword]:
+    """``keywords`` of ``text`` with each protected span of the row as a keyword of its own
+    (source ``"protected"``), in order of appearance. A keyword overlapping a span keeps its
+    pieces outside it ("fare code h" with "h" protected: "fare code" and "h"); pieces without
+    a letter or digit are left out, as is a piece whose text (ignoring case) is already a
+    keyword. Protected keywords are never left out: a span protected twice is two keywords.
+
+    >>> from augkit.plugin import ProtectedSpan
+    >>> text = "what is fare code h"
+    >>> [(k.text, k.source) for k in with_protected_spans(text, extract_keywords(text), (ProtectedSpan(18, 19, "h", "code"),))]
+    [('fare code', 'rake'), ('h', 'protected')]
+    """
+    if not spans:
+        return list(keywords)
+    protected = [Keyword(text[span.start:span.end], span.start, span.end, PROTECTED) for span in spans]
+    found = list(protected)
+    seen = {keyword.text.lower() for keyword in protected}
+    for keyword in keywords:
+        for start, end in _outside(keyword.start, keyword.end, protected):
+            piece_start = start + len(text[start:end]) - len(text[start:end].lstrip())
+            piece_end = end - (len(text[start:end]) - len(text[start:end].rstrip()))
+            piece = text[piece_start:piece_end]
+            if any(char.isalnum() for char in piece) and piece.lower() not in seen:
+                seen.add(piece.lower())
+                found.append(Keyword(piece, piece_start, piece_end, keyword.source))
+    return sorted(found, key=lambda keyword: keyword.start)
+
+
+def _outside(start: int, end: int, spans: Sequence[Keyword]) -> list[tuple[int, int]]:
+    """The parts of ``[start, end)`` that no span covers."""
+    parts = [(start, end)]
+    for span in sorted(spans, key=lambda s: s.start):
+        cut = []
+        for part_start, part_end in parts:
+            if span.end <= part_start or part_end <= span.start:
+                cut.append((part_start, part_end))
+                continue
+            if part_start < span.start:
+                cut.append((part_start, span.start))
+            if span.end < part_end:
+                cut.append((span.end, part_end))
+        parts = cut
+    return parts
 
 
 def _split(text: str) -> WordSequence:

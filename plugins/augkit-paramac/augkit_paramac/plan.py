@@ -16,7 +16,7 @@ from typing import Any
 from augkit.plugin import BatchContext, match_case
 
 from augkit_paramac.infilling import SENTINEL, context_after, context_before, model_input
-from augkit_paramac.keywords import STOP_WORDS, Keyword, extract_keywords
+from augkit_paramac.keywords import PROTECTED, STOP_WORDS, Keyword, extract_keywords, with_protected_spans
 from augkit_paramac.permutation import keyword_orders
 from augkit_paramac.substitution import SubstituteCheck, WordSlot, substitution_slots
 
@@ -24,13 +24,19 @@ from augkit_paramac.substitution import SubstituteCheck, WordSlot, substitution_
 KEYWORD_SCORINGS = ("leave_one_out", "alone")
 #: T5 has 100 sentinels; a template needs one more than its keywords.
 T5_SENTINELS = 100
+#: Why a row has no keyword order to infill, in the words of the run's summary.
+NO_KEYWORDS = "paramac: the text has no keywords to infill around (no RAKE phrase, noun, verb or negation)"
+TOO_MANY_PROTECTED = ("paramac: the row has more protected spans than a T5 template holds keywords (one fewer than "
+                      "the generator's sentinels), so they cannot all be kept")
 
 
 @dataclass
 class RowPlan:
     """One sentence's keyword plan: ``keywords`` (kept, substituted, in sentence order),
     what was dropped and substituted, the ``orders`` to infill (positions into ``keywords``)
-    and T5's input for each."""
+    and T5's input for each. ``protected``: the positions of the keywords that are protected
+    spans (never dropped, substituted or reordered among themselves). ``reason``: why the
+    plan has no order to infill, when it has none."""
 
     text: str
     keywords: list[str]
@@ -38,10 +44,16 @@ class RowPlan:
     substitutions: dict[str, str] = field(default_factory=dict)
     orders: list[tuple[int, ...]] = field(default_factory=list)
     model_inputs: list[str] = field(default_factory=list)
+    protected: tuple[int, ...] = ()
+    reason: str = ""
 
     def ordered_keywords(self, order: int) -> list[str]:
         """The keywords in the ``order``-th order."""
         return [self.keywords[position] for position in self.orders[order]]
+
+    def ordered_protected(self, order: int) -> list[int]:
+        """Where the protected keywords stand in the ``order``-th order."""
+        return [place for place, position in enumerate(self.orders[order]) if position in self.protected]
 
 
 class Planner:
@@ -62,16 +74,27 @@ class Planner:
         self.context_chars = context_chars
 
     def plan(self, texts: Sequence[str], rngs: Sequence[random.Random], context: BatchContext | None = None) -> list[RowPlan]:
-        """Every sentence's plan; sentences without keywords get an empty one (no orders)."""
+        """Every sentence's plan; sentences without keywords get an empty one (no orders).
+        Each protected span of a row (``context.protected``) is one of its keywords."""
         found = [extract_keywords(text) for text in texts]
+        protected = context.protected if context is not None else None
+        if protected is not None:
+            found = [with_protected_spans(text, row, spans) for text, row, spans in zip(texts, found, protected, strict=True)]
         kept = self.filtered(texts, found)
-        plans = [RowPlan(text, [k.text for k in keep], dropped=[k.text for k in row if k not in keep])
+        plans = [RowPlan(text, [k.text for k in keep], dropped=[k.text for k in row if k not in keep],
+                         protected=tuple(i for i, k in enumerate(keep) if k.source == PROTECTED))
                  for text, row, keep in zip(texts, found, kept, strict=True)]
         if self.substitute_rank:
             self.substitute(plans, kept)
         columns = context.columns if context is not None else {}
+        limit = self._keyword_limit() if any(plan.protected for plan in plans) else None
         for index, (plan, rng) in enumerate(zip(plans, rngs, strict=True)):
-            plan.orders = keyword_orders(len(plan.keywords), self.permutations, rng)
+            if limit is not None and len(plan.keywords) > limit:
+                plan.reason = TOO_MANY_PROTECTED
+                continue
+            plan.orders = keyword_orders(len(plan.keywords), self.permutations, rng, in_order=plan.protected)
+            if not plan.orders:
+                plan.reason = NO_KEYWORDS
             before = context_before(_text(columns.get("before"), index), self.context_chars)
             after = context_after(_text(columns.get("after"), index), self.context_chars)
             plan.model_inputs = [model_input(plan.ordered_keywords(o), before, after) for o in range(len(plan.orders))]
@@ -86,12 +109,18 @@ class Planner:
     def filtered(self, texts: Sequence[str], found: list[list[Keyword]]) -> list[list[Keyword]]:
         """Each sentence's keywords without its ``round(drop_rate * |K|)`` least informative,
         scored by the generator's teacher-forced mean token log-probability of the sentence
-        (one batched call for the batch), and at most what T5's sentinels allow."""
+        (one batched call for the batch), and at most what T5's sentinels allow. Protected
+        keywords are never dropped (a row with more of them than a template holds keeps them
+        all, and :meth:`plan` gives it no order)."""
         limit = self._keyword_limit()
+        droppable = [[p for p, k in enumerate(keywords) if k.source != PROTECTED] for keywords in found]
+        drops = [min(len(free), max(self.dropped_count(len(keywords)), len(keywords) - limit))
+                 for keywords, free in zip(found, droppable, strict=True)]
         pairs: list[tuple[int, int, str]] = []  # (row, keyword, scoring input)
         for row, keywords in enumerate(found):
-            if self.dropped_count(len(keywords)) or len(keywords) > limit:
-                for position, keyword in enumerate(keywords):
+            if drops[row]:
+                for position in droppable[row]:
+                    keyword = keywords[position]
                     if self.keyword_scoring == "alone":
                         source = keyword.text
                     else:
@@ -107,15 +136,15 @@ class Planner:
             scores = {(row, position): result.per_token for (row, position, _), result in zip(pairs, results, strict=True)}
         kept: list[list[Keyword]] = []
         for row, keywords in enumerate(found):
-            drop = max(self.dropped_count(len(keywords)), len(keywords) - limit)
+            drop = drops[row]
             if not drop:
                 kept.append(list(keywords))
                 continue
-            informative = [scores[(row, position)] for position in range(len(keywords))]
+            informative = {position: scores[(row, position)] for position in droppable[row]}
             if self.keyword_scoring == "leave_one_out":  # the sentence stays likely without it: little information
-                informative = [-value for value in informative]
-            least = sorted(range(len(keywords)), key=lambda p: (informative[p], p))[:drop]
-            kept.append([k for position, k in enumerate(keywords) if position not in set(least)])
+                informative = {position: -value for position, value in informative.items()}
+            least = set(sorted(droppable[row], key=lambda p: (informative[p], p))[:drop])
+            kept.append([k for position, k in enumerate(keywords) if position not in least])
         return kept
 
     def _keyword_limit(self) -> int:
@@ -153,7 +182,9 @@ class Planner:
                 continue
             sequence = split_words(plan.text)
             tags = tagger.tag_words(sequence.words, sequence.glue)
-            slots += substitution_slots(plan.text, row, [(k.start, k.end) for k in keywords], tags, nouns=self.substitute_nouns)
+            slots += [slot for slot in substitution_slots(plan.text, row, [(k.start, k.end) for k in keywords], tags,
+                                                          nouns=self.substitute_nouns)
+                      if keywords[slot.keyword].source != PROTECTED]  # a protected span keeps its words
         if not slots:
             return
         from augkit.plugin import load_masked_lm

@@ -4,10 +4,20 @@ POINTER insertion model (Chevasson et al. 2023, section 3)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import augkit
-from augkit.plugin import BatchContext, Candidate, InvalidParameterError, ModelNeed
+from augkit.plugin import (
+    BatchContext,
+    Candidate,
+    GeneratedRow,
+    InvalidParameterError,
+    ModelNeed,
+    RowProtection,
+    check_bool,
+    repetition_loop,
+)
 
 from augkit_pointer.insertion import (
     MAX_STAGES,
@@ -37,6 +47,10 @@ DEFAULT_SYNONYM_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
 PAPER_KEYWORDS = 3
 PAPER_P_SYN = 0.75
 PAPER_P_SHUF = 0.25
+#: Why a row got no sentence, in the words of the run's summary.
+NO_KEYWORDS = "pointer: the text has no words to keep as keywords"
+REPETITION_REASON = ("pointer: every sentence grown fell into a repetition loop (a phrase said over and over); "
+                     "refuse_loops=false keeps such candidates")
 
 
 class Pointer(augkit.Augmenter):
@@ -50,6 +64,11 @@ class Pointer(augkit.Augmenter):
     accepts: the sentence's sense, same part of speech and form, a common word). Each list
     is grown into a sentence by the insertion model, stage by stage, every keyword kept whole
     and in order. Outputs are usually longer than the source (the paper's Table 2).
+
+    Each protected span of the row (``protect=``, ``protect_column=``, the codes protected by
+    default) is a keyword, whatever ``keywords``: never replaced by a synonym, written as it
+    is, and kept in its order relative to the other protected spans. A sentence caught in a
+    repetition loop is refused (``refuse_loops``); a row left without one says why.
 
     Parameters
     ----------
@@ -99,12 +118,16 @@ class Pointer(augkit.Augmenter):
         Tokens already in the sentence made less likely (POINTER's ``lessrepeat``, 1/0.8; 1: off).
     symbol_penalty : float
         Quotes, hyphens and ampersands made less likely (POINTER's ``PREVENT_FACTOR``, 1/0.3).
+    refuse_loops : bool
+        Refuse a sentence caught in a repetition loop its source is not in ("book add book
+        track book springtime book"; :func:`augkit.plugin.repetition_loop`). Default true.
     device : str
         ``cpu``, ``cuda``, ``cuda:N`` or ``auto``, for every model.
     """
 
     name = "pointer"
     uses_model = True
+    protects = True  # protected spans are keywords, written as they are
 
     def __init__(
         self,
@@ -125,6 +148,7 @@ class Pointer(augkit.Augmenter):
         stopword_decay: int = 1,
         repetition_penalty: float = REPETITION_PENALTY,
         symbol_penalty: float = SYMBOL_PENALTY,
+        refuse_loops: bool = True,
         device: str = "cpu",
     ):
         for label, value in (("insertion_model", insertion_model), ("synonym_encoder", synonym_encoder), ("device", device)):
@@ -154,6 +178,7 @@ class Pointer(augkit.Augmenter):
         self.stopword_decay = stopword_decay
         self.repetition_penalty = repetition_penalty
         self.symbol_penalty = symbol_penalty
+        self.refuse_loops = check_bool("refuse_loops", refuse_loops)
         self.device = device
         sampling = do_sample is True
         self.settings = InsertionSettings(
@@ -189,27 +214,38 @@ class Pointer(augkit.Augmenter):
             raise
         return InsertionGenerator(model, self.settings)
 
-    def keyword_lists(self, texts: list[str], n: int, rngs: list[random.Random]) -> list[list[list[str]]]:
-        """Per row, ``n`` augmented keyword lists (each a list of keywords in generation order)."""
+    def keyword_lists(self, texts: list[str], n: int, rngs: list[random.Random],
+                      protected: Sequence[RowProtection] | None = None) -> list[list[list[str]]]:
+        """Per row, ``n`` augmented keyword lists (each a list of keywords in generation order);
+        ``protected[i]``: row i's protected spans, each one of its keywords."""
         from augkit_pointer.keyword_augmentation import KeywordAugmenter
         from augkit_pointer.keywords import extract_keywords
 
-        keywords = [extract_keywords(text, rng, k=self.keywords) for text, rng in zip(texts, rngs, strict=True)]
+        spans = protected if protected is not None else [()] * len(texts)
+        keywords = [extract_keywords(text, rng, k=self.keywords, protected=[(span.start, span.end) for span in row_spans])
+                    for text, rng, row_spans in zip(texts, rngs, spans, strict=True)]
         ranker = self._synonym_ranker() if self.synonyms == "wordnet-ranked" else None
         return KeywordAugmenter(ranker, p_syn=self.p_syn, p_shuf=self.p_shuf, synonyms=self.synonyms).augment(texts, keywords, n, rngs)
 
     def augment_batch(self, texts: list[str], n: int, rngs: list[random.Random], context: BatchContext) -> list[list[Candidate]]:
-        lists = self.keyword_lists(texts, n, rngs)
+        """Keyword lists of every row (its protected spans among its keywords), grown into
+        sentences in one batched pass; a row left with none says why."""
+        lists = self.keyword_lists(texts, n, rngs, context.protected if context is not None else None)
         flat = [(row, keywords) for row, row_lists in enumerate(lists) for keywords in row_lists if keywords]
         seeds = [rngs[row].getrandbits(63) for row, _ in flat] if self.do_sample else None
         if not flat:
-            return [[] for _ in texts]
+            return [GeneratedRow([], reason=NO_KEYWORDS) for _ in texts]
         insertions = self.generator().generate([keywords for _, keywords in flat], seeds)
         rows: list[dict[str, None]] = [{} for _ in texts]
+        looped = [False] * len(texts)
         for (row, _), insertion in zip(flat, insertions, strict=True):
-            if insertion.text:
+            if self.refuse_loops and repetition_loop(texts[row], insertion.text):
+                looped[row] = True
+            elif insertion.text:
                 rows[row].setdefault(insertion.text)
-        return [[Candidate(text, self.name) for text in found] for found in rows]
+        return [[Candidate(text, self.name) for text in found]
+                or GeneratedRow([], reason=REPETITION_REASON if looped[row] else NO_KEYWORDS)
+                for row, found in enumerate(rows)]
 
     def _synonym_ranker(self) -> Any:
         from augkit_pointer.keyword_augmentation import EmbeddingRanker, MaskedLMRanker

@@ -50,8 +50,9 @@ keyword lists, each the order in which the insertion model receives them:
 
    Never replaced: the final punctuation, negations ("not", "no", "n't"), stop words (a
    short sentence's keywords may include "is": its WordNet synonyms "exist", "equal" are
-   noise), proper nouns (tagged so, or capitalised inside a sentence: "Apple Pay") and a
-   piece of a word ("ca" of "can't").
+   noise), proper nouns (tagged so, or capitalised inside a sentence: "Apple Pay"), a
+   piece of a word ("ca" of "can't") and protected spans (``Keyword.protected``), which
+   the shuffle also keeps in their order among themselves.
 
 Randomness comes only from each row's ``random.Random``; rankers are deterministic and
 batch-invariant (augkit's masked LM and sentence encoder compute each text at the same shape
@@ -497,7 +498,7 @@ class KeywordAugmenter:
         floor, best first."""
         self._check_rows(texts, keywords, None)
         if self.synonyms_from == "safe":
-            return [[safe_synonyms(text, keyword, tag)[: self.top_synonyms]
+            return [[[] if keyword.protected else safe_synonyms(text, keyword, tag)[: self.top_synonyms]
                      for keyword, tag in zip(row_keywords, _keyword_tags(text, row_keywords), strict=True)]
                     for text, row_keywords in zip(texts, keywords, strict=True)]
         queries: list[SynonymQuery] = []
@@ -505,7 +506,7 @@ class KeywordAugmenter:
         owners: list[tuple[int, int]] = []
         for row, (text, row_keywords) in enumerate(zip(texts, keywords, strict=True)):
             for position, (keyword, tag) in enumerate(zip(row_keywords, _keyword_tags(text, row_keywords), strict=True)):
-                if keyword.is_punctuation or not tag:
+                if keyword.is_punctuation or keyword.protected or not tag:
                     continue
                 candidates = _candidate_senses(keyword.text, tag, None, self.max_candidates)
                 if candidates:
@@ -530,8 +531,12 @@ class KeywordAugmenter:
         return pools
 
     def _row_lists(self, keywords: Sequence[Keyword], pools: list[list[str]], m: int, rng: random.Random) -> list[list[str]]:
-        """The m lists of one row, drawn from its generator alone."""
+        """The m lists of one row, drawn from its generator alone. Protected keywords take no
+        synonym and keep their order among themselves: a swap moves them, after which they
+        are put back in order in the places they hold (the draws are those of a row without
+        protected keywords)."""
         movable = [i for i, keyword in enumerate(keywords) if not keyword.is_punctuation]
+        protected = [i for i, keyword in enumerate(keywords) if keyword.protected]
         # Each keyword's synonyms in a random order, handed out in turn over the m lists.
         turns = [rng.sample(pool, len(pool)) for pool in pools]
         given = [0] * len(keywords)
@@ -543,10 +548,13 @@ class KeywordAugmenter:
                     if rng.random() < self.p_shuf:
                         other = rng.choice([p for p in movable if p != place])
                         order[place], order[other] = order[other], order[place]
+            if len(protected) > 1:
+                in_order = iter(protected)
+                order = [next(in_order) if index in protected else index for index in order]
             words: list[str] = []
             for index in order:
                 word = keywords[index].text
-                if turns[index] and rng.random() < self.p_syn:
+                if turns[index] and not keywords[index].protected and rng.random() < self.p_syn:
                     word = turns[index][given[index] % len(turns[index])]
                     given[index] += 1
                 words.append(word)

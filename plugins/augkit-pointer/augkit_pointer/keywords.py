@@ -82,11 +82,13 @@ _APOSTROPHES = ("'", "’")
 @dataclass(frozen=True, slots=True)
 class Keyword:
     """A keyword of a text: ``text == source[start:end]``, as written there. A phrase
-    ("credit card") is one keyword; so is a final ``?``, ``!`` or ``.``."""
+    ("credit card") is one keyword; so is a final ``?``, ``!`` or ``.``. ``protected``: the
+    keyword is a protected span of its row (never replaced, nor moved past another one)."""
 
     text: str
     start: int
     end: int
+    protected: bool = False
 
     @property
     def is_punctuation(self) -> bool:
@@ -101,28 +103,36 @@ def extract_keywords(
     k: int = DEFAULT_KEYWORDS,
     max_ngram_size: int = MAX_NGRAM_SIZE,
     stop_words: Collection[str] = EDA_STOP_WORDS,
+    protected: Sequence[tuple[int, int]] = (),
 ) -> list[Keyword]:
     """The keywords of ``text`` in sentence order (see the module docstring): at most ``k``
     words or phrases, then the final punctuation mark if the text ends with one.
 
     ``rng`` is the row's generator, the only source of randomness (which k of YAKE's k + 2
     best). ``stop_words`` are lower case; YAKE also applies its own English list.
+    ``protected``: the character spans of the row's protected spans, each a keyword (marked
+    ``protected``) whatever ``k``; YAKE's candidates and the longest words fill the rest of
+    the ``k``, none overlapping them. Without any, the draws are as before.
 
     >>> [k.text for k in extract_keywords("is it free?", random.Random(1))]
     ['is', 'it', 'free', '?']
+    >>> [(k.text, k.protected) for k in extract_keywords("what is fare code h", random.Random(1), protected=[(18, 19)])]
+    [('fare', False), ('code', False), ('h', True)]
     """
     _check_arguments(text, rng, k, max_ngram_size)
     spans = word_spans(text)
     pool = _candidates(text, spans, k, max_ngram_size, stop_words)
-    chosen: list[tuple[int, int]] = []
+    kept = sorted(set(protected))
+    chosen: list[tuple[int, int]] = list(kept)
     for span in rng.sample(pool, len(pool)):  # a random order; its first k are a random k-subset
-        if len(chosen) == k:
+        if len(chosen) >= k:
             break
         if not any(_overlap(span, other) for other in chosen):
             chosen.append(span)
     if len(chosen) < k:
         chosen += _longest_words(text, spans, chosen, k - len(chosen), stop_words)
-    keywords = [Keyword(text[start:end], start, end) for start, end in sorted(chosen)]
+    marked = set(kept)
+    keywords = [Keyword(text[start:end], start, end, (start, end) in marked) for start, end in sorted(chosen)]
     final = _final_punctuation(text)
     if final is not None and not any(keyword.end > final for keyword in keywords):
         keywords.append(Keyword(text[final : final + 1], final, final + 1))

@@ -17,8 +17,11 @@ from augkit_pointer.keywords import extract_keywords
 
 pytest.importorskip("torch")
 
+#: A random model's insertions say the same words over and over, which pointer refuses as
+#: repetition loops by default (test_pointer_reasons.py): these tests of the mechanics keep them.
+KEEP_LOOPS = {"refuse_loops": False}
 #: No synonyms or swaps: every output must hold the source's own keywords in source order.
-PLAIN = {"p_syn": 0.0, "p_shuf": 0.0, "max_stages": 2}
+PLAIN = {"p_syn": 0.0, "p_shuf": 0.0, "max_stages": 2, **KEEP_LOOPS}
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +57,7 @@ def test_every_output_holds_the_sources_keywords_in_order(tiny_insertion_model, 
 
 
 def test_augmented_keyword_lists_are_what_the_outputs_are_built_around(tiny_insertion_model, queries):
-    method = Pointer(insertion_model=str(tiny_insertion_model), p_syn=1.0, p_shuf=0.5, max_stages=1)
+    method = Pointer(insertion_model=str(tiny_insertion_model), p_syn=1.0, p_shuf=0.5, max_stages=1, **KEEP_LOOPS)
     lists = method.keyword_lists(queries, 4, [random.Random(i) for i in range(len(queries))])
     rows = method.augment_batch(queries, 4, [random.Random(i) for i in range(len(queries))], context=None)
     for row_lists, row in zip(lists, rows, strict=True):
@@ -64,7 +67,7 @@ def test_augmented_keyword_lists_are_what_the_outputs_are_built_around(tiny_inse
 
 
 def test_same_seed_same_output_across_batch_sizes_and_workers(tiny_insertion_model, queries):
-    params = {"insertion_model": str(tiny_insertion_model), "max_stages": 2, "do_sample": True}
+    params = {"insertion_model": str(tiny_insertion_model), "max_stages": 2, "do_sample": True, **KEEP_LOOPS}
     frame = pd.DataFrame({"text": queries, "label": range(len(queries))})
     first = augkit.augment(frame, "pointer", n=2, seed=7, **params)
     assert first.equals(augkit.augment(frame, "pointer", n=2, seed=7, batch_size=3, **params))
@@ -98,7 +101,8 @@ def test_the_command_line_augments_a_table(tiny_insertion_model, queries, tmp_pa
     pd.DataFrame({"text": queries[:6], "label": ["x"] * 6}).to_csv(source, index=False)
     out = tmp_path / "out.csv"
     code = run_cli(["augment", str(source), "-m", "pointer", "-n", "2", "--seed", "0", "-o", str(out),
-                    "-p", f"insertion_model={tiny_insertion_model}", "-p", "max_stages=2", "-p", "p_syn=0"])
+                    "-p", f"insertion_model={tiny_insertion_model}", "-p", "max_stages=2", "-p", "p_syn=0",
+                    "-p", "refuse_loops=false"])
     assert code == 0
     table = pd.read_csv(out)
     assert table["text"].tolist()[:6] == queries[:6] or set(queries[:6]) <= set(table["text"])
