@@ -125,9 +125,8 @@ METHODS: dict[str, Callable[[Callable[[str], object]], dict]] = {
 #: Methods that leave no row of these without output: a continuation always adds text, and the
 #: random translation models never give the text back.
 EVERY_ROW_CHANGED = {"nlpaug.contextual_sentence", "nlpaug.back_translation"}
-#: Methods whose reasons do not start with their name: back-translation's came first
-#: ("round trip returned the source unchanged ...").
-UNPREFIXED = {"backtranslation"}
+#: Methods whose reasons do not start with their name: none.
+UNPREFIXED: set[str] = set()
 #: Reasons the pipeline gives, whatever the method.
 PIPELINE_REASONS = ("all candidates removed by filter ", "augmentation failed (")
 

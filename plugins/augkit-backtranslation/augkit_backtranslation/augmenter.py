@@ -33,10 +33,11 @@ MIN_EDIT_RATIO = 0.12
 #: Name of the score column (``augkit_round_trip_score``).
 SCORE_NAME = "round_trip_score"
 #: Why a row got no back-translation, in the words of the run's summary.
-UNCHANGED_REASON = "round trip returned the source unchanged (up to case and spacing)"
-REPETITION_REASON = ("round trip fell into a repetition loop (a phrase said over and over); refuse_loops=false "
+EMPTY_REASON = "backtranslation: round trip came back empty"
+UNCHANGED_REASON = "backtranslation: round trip returned the source unchanged (up to case and spacing)"
+REPETITION_REASON = ("backtranslation: round trip fell into a repetition loop (a phrase said over and over); refuse_loops=false "
                      "keeps such candidates")
-NON_ASCII_REASON = ("round trip lost a letter outside ASCII that the engine cannot carry; "
+NON_ASCII_REASON = ("backtranslation: round trip lost a letter outside ASCII that the engine cannot carry; "
                     "keep_non_ascii=true carries such words through as placeholders")
 
 
@@ -219,7 +220,7 @@ class BackTranslation(augkit.Augmenter):
         it is offered only after those that kept every span, and the pipeline's ``protected``
         step then drops it, naming the span."""
         if not candidates:
-            return augkit.GeneratedRow([], reason="round trip came back empty")
+            return augkit.GeneratedRow([], reason=EMPTY_REASON)
         kept, losing, refused = [], [], []
         for candidate in candidates:
             restored, lost = unmask(masked, candidate.text)
@@ -275,11 +276,11 @@ def select_candidates(
     if chosen:
         return chosen, ""
     if dropped["edit_ratio"]:
-        return chosen, (f"round trip within min_edit_ratio={min_edit_ratio:g} of the source (a character edit ratio "
+        return chosen, (f"backtranslation: round trip within min_edit_ratio={min_edit_ratio:g} of the source (a character edit ratio "
                         f"below it); set min_edit_ratio= lower to keep such rewrites")
     if dropped["copies"]:
         return chosen, UNCHANGED_REASON
-    return chosen, "round trip came back empty"
+    return chosen, EMPTY_REASON
 
 
 def _pivot_list(pivots: str | Sequence[str] | None, engine: str) -> tuple[str, ...]:

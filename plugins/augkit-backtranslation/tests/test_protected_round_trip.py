@@ -136,10 +136,10 @@ def test_every_row_without_a_candidate_says_why_and_the_counts_add_up(clinc_line
     reasons = report.without_augmentation
     assert sum(reasons.values()) == len(texts) - report.rows_augmented == len(texts)
     assert reasons[UNCHANGED_REASON] == 10
-    ratio = [reason for reason in reasons if reason.startswith("round trip within min_edit_ratio=0.12 of the source")]
+    ratio = [reason for reason in reasons if reason.startswith("backtranslation: round trip within min_edit_ratio=0.12 of the source")]
     assert ratio and reasons[ratio[0]] == 10 and "set min_edit_ratio= lower" in ratio[0]
     assert reasons[next(reason for reason in reasons if "repetition loop" in reason)] == 10
-    assert reasons["round trip came back empty"] == 10
+    assert reasons["backtranslation: round trip came back empty"] == 10
     assert all(f"{count} {reason}" in report.summary() for reason, count in reasons.items())
     looping, report = augment_with_report(texts, scripted(replies, refuse_loops=False), n=1, seed=0)
     assert report.rows_augmented == 10 and all(looping[i] for i in range(2, len(texts), 4))
@@ -154,5 +154,5 @@ def test_the_min_edit_ratio_reason_names_the_value_the_user_set(clinc_lines):
     _, report = augment_with_report([text], scripted(lambda masked: [masked + " right now"], min_edit_ratio=0.3),
                                     n=1, seed=0)
     assert list(report.without_augmentation) == [
-        "round trip within min_edit_ratio=0.3 of the source (a character edit ratio below it); "
+        "backtranslation: round trip within min_edit_ratio=0.3 of the source (a character edit ratio below it); "
         "set min_edit_ratio= lower to keep such rewrites"]

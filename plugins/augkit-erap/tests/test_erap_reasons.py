@@ -42,7 +42,7 @@ def test_every_text_reranked_without_a_paraphrase_says_why(models, sick_trial):
     relation = ("erap: no sample holds the relation 'equivalence' by the oracle; require_relation=false keeps the best "
                 "by reward whatever its relation")
     assert reasons[relation] >= 1
-    assert all(reason == relation or reason.startswith("erap: sample_from='backtranslation' gave nothing (round trip ")
+    assert all(reason == relation or reason.startswith("erap: sample_from='backtranslation' gave nothing (backtranslation: round trip ")
                for reason in reasons), reasons
     _, loose = augkit.augment_with_report(texts, "erap", n=2, seed=0, sample_from="backtranslation", k=2,
                                           require_relation=False, **models)

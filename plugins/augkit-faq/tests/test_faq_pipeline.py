@@ -30,7 +30,7 @@ def test_the_faq_pipeline_runs_the_thesis_steps_in_order():
         "|dedup(ignore_case=True, ignore_final_punctuation=True)|repetition|negation|numbers|entities"
         "|semantic(min=0.75, max=1.0)|label_integrity(own_source=True)|top_k(k=2, weights={'semantic': 1.0})"
     )
-    assert faq_pipeline(Repeating(), screens=()).count_names[1:4] == ("dedup", "protected", "semantic")
+    assert faq_pipeline(Repeating(), screens=()).count_names[1:3] == ("dedup", "semantic")
 
 
 def test_the_faq_augmenter_returns_repeats_for_dedup_to_drop_only_when_asked():

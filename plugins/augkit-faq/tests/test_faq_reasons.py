@@ -80,7 +80,7 @@ def test_a_method_generators_reason_is_passed_on(questions):
     reasons = report.without_augmentation
     assert sum(reasons.values()) == len(questions) - report.rows_augmented > 0
     assert all(reason.startswith("faq: the generator gave nothing (") for reason in reasons), reasons
-    assert any(reason.startswith("faq: the generator gave nothing (round trip ") for reason in reasons), reasons
+    assert any(reason.startswith("faq: the generator gave nothing (backtranslation: round trip ") for reason in reasons), reasons
 
 
 def test_a_method_generator_is_given_the_protected_spans(questions_with_codes):
