@@ -15,6 +15,7 @@ from augkit.filters import (
     LengthFilter,
     NegationFilter,
     NumbersFilter,
+    QuestionFilter,
     RankFilter,
     RepetitionFilter,
     SemanticFilter,
@@ -29,6 +30,6 @@ def register_filters(register):
     for filter_class in (
         ExactDuplicateFilter, SemanticFilter, LabelIntegrityFilter, EditRatioFilter, LengthFilter, TopKFilter,
         NegationFilter, NumbersFilter, EntitiesFilter, EntailmentFilter, DiversityScorer, BleuToSourceScorer, FluencyScorer, BertScoreScorer,
-        RankFilter, ProtectedSpansFilter, RepetitionFilter,
+        RankFilter, ProtectedSpansFilter, RepetitionFilter, QuestionFilter,
     ):
         register(filter_class)

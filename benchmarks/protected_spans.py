@@ -6,8 +6,8 @@ rewrite must keep marked by hand as BIO tags (its README lists the 17 types). Ea
 twice, with the tags as ``protect_column`` and without protection of the tags (the codes
 protected by default stay on in both), ``label_column="label"``, seed 0:
 
-- ``eda|negation|numbers|entities|semantic|label_integrity`` (n=4), the label-safe recipe;
-- ``backtranslation|negation|numbers|entities|semantic|label_integrity`` (n=1, Bergamot);
+- ``eda|negation|numbers|entities|question|semantic|label_integrity`` (n=4), the label-safe recipe;
+- ``backtranslation|negation|numbers|entities|question|semantic|label_integrity`` (n=1, Bergamot);
 - ``eda+aeda`` and ``backtranslation`` alone, to see what the methods do before any filter.
 
 For every kept output: which tagged spans it lost (a span is kept when its words occur in it
@@ -46,7 +46,7 @@ REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "tests" / "fixtures" / "intent_slots.tsv"
 PAGE = REPO / "docs" / "benchmarks" / "label-safety.md"
 BEGIN, END = markers("protected-spans", "benchmarks.protected_spans")
-SAFE_TAIL = "negation|numbers|entities|semantic|label_integrity"
+SAFE_TAIL = "negation|numbers|entities|question|semantic|label_integrity"
 #: (recipe, n): back-translation through Bergamot gives one candidate per text.
 RECIPES = (
     (f"eda|{SAFE_TAIL}", 4),
@@ -200,9 +200,11 @@ def markdown(report: dict, review: dict) -> str:
                      f"{_cell(s['slots'])} | {_cell(_shown(verdict))} |")
     changed = [v[1] for v in judged if v and v[0] == "changed"]
     lines += ["", "Every slot value of the twenty came through, tagged where it now stands. Protection does not make "
-              "the rest of a rewrite right: " + (f"the {len(changed)} changed ones ({'; '.join(changed)}) are meaning "
-              "changes that no model-free filter of the recipe reads and that `semantic` and `label_integrity` "
-              "accepted; " if changed else "") + "the garbled ones are EDA's deletions and swaps (as the EDA paper "
+              "the rest of a rewrite right: " + (
+                  (f"the changed one ({changed[0]}) is a meaning change" if len(changed) == 1 else
+                   f"the {len(changed)} changed ones ({'; '.join(changed)}) are meaning changes")
+                  + " that no model-free filter of the recipe reads and that `semantic` and `label_integrity` "
+                  "accepted; " if changed else "") + "the garbled ones are EDA's deletions and swaps (as the EDA paper "
               "intends them) and the Bergamot round trip's grammar."]
     return "\n".join(lines) + "\n\n"
 

@@ -17,6 +17,7 @@ from augkit.filters.label_safety import LabelSafetyFilter, Mismatch
 from augkit.filters.length import LengthFilter
 from augkit.filters.negation import NegationFilter
 from augkit.filters.numbers import NumbersFilter
+from augkit.filters.question import QuestionFilter
 from augkit.filters.rank import RankFilter
 from augkit.filters.repetition import RepetitionFilter
 from augkit.filters.scorer import Scorer
@@ -41,6 +42,7 @@ __all__ = [
     "Mismatch",
     "NegationFilter",
     "NumbersFilter",
+    "QuestionFilter",
     "RankFilter",
     "RepetitionFilter",
     "Scorer",
