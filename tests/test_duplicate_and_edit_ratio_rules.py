@@ -44,7 +44,7 @@ def test_repeats_says_which_copies_are_of_the_source_and_which_of_an_earlier_tex
 
 def test_the_options_work_in_a_pipeline_string():
     pipeline = augkit.Pipeline.from_string("eda|dedup(ignore_case=true,ignore_final_punctuation=yes,against_source=no)")
-    dedup = pipeline.filters[0]
+    (dedup,) = [step for step in pipeline.filters if isinstance(step, ExactDuplicateFilter)]
     assert (dedup.ignore_case, dedup.ignore_final_punctuation, dedup.against_source) == (True, True, False)
 
 
