@@ -8,8 +8,6 @@ Importing augkit is light: pandas, datasets and model libraries load only when u
 
 from augkit._version import __version__
 from augkit.api import augment, augment_with_report
-from augkit.augmenter import Augmenter
-from augkit.candidate import Candidate
 from augkit.errors import (
     AugkitError,
     AugmentationFailedError,
@@ -23,14 +21,23 @@ from augkit.errors import (
     UnknownParameterError,
     UsageError,
 )
-from augkit.filters import BatchContext, DatasetContext, ExactDuplicateFilter, Filter, Scorer
-from augkit.generated_row import GeneratedRow
-from augkit.hookspecs import hookimpl
-from augkit.model_needs import ModelNeed
-from augkit.pipeline import Chain, Interleave, Pipeline, Union
-from augkit.plugins import get_registry, reset_registry
-from augkit.report import AugmentationReport
-from augkit.time_limit import TimeLimitExceeded
+from augkit.filters import (
+    BatchContext,
+    DatasetContext,
+    ExactDuplicateFilter,
+    Filter,
+    Scorer,
+)
+from augkit.models.needs import ModelNeed
+from augkit.pipeline.compose import Chain, Interleave, Union
+from augkit.pipeline.pipeline import Pipeline
+from augkit.pipeline.time_limit import TimeLimitExceeded
+from augkit.registry.discovery import get_registry, reset_registry
+from augkit.registry.hookspecs import hookimpl
+from augkit.reporting.report import AugmentationReport
+from augkit.steps.augmenter import Augmenter
+from augkit.steps.candidate import Candidate
+from augkit.steps.generated_row import GeneratedRow
 from augkit.tuning import tune
 
 __all__ = [

@@ -7,15 +7,16 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from augkit.augmenter import Augmenter
+from augkit.engine.run_options import DEFAULT_BATCH_SIZE, RunOptions
 from augkit.errors import InputError, UsageError
-from augkit.hub_access import forget_hub_answer
-from augkit.pipeline import Chain, Interleave, Pipeline, Union
-from augkit.protection.step import check_protect_column
-from augkit.report import AugmentationReport, check_something_worked
-from augkit.row_context import check_context_request, context_mapping
-from augkit.run_options import DEFAULT_BATCH_SIZE, RunOptions
+from augkit.models.hub_access import forget_hub_answer
+from augkit.pipeline.compose import Chain, Interleave, Union
+from augkit.pipeline.pipeline import Pipeline
+from augkit.pipeline.requests import check_context_request, check_protect_column
+from augkit.pipeline.row_context import context_mapping
+from augkit.reporting.report import AugmentationReport, check_something_worked
 from augkit.seeding import resolve_seed
+from augkit.steps.augmenter import Augmenter
 
 logger = logging.getLogger("augkit")
 DEFAULT_TEXT_COLUMN = "text"
@@ -108,7 +109,7 @@ def augment(
         position; ``method``; ``candidate``; ``fate``: kept or dropped; ``dropped_by``: the
         step that dropped it; ``score_<name>`` for every score a step gave it), and one row
         per source row that got no candidate at all (``fate`` none, ``reason`` why). See
-        :mod:`augkit.trace`. Output rows are the same with or without it.
+        :mod:`augkit.reporting.trace`. Output rows are the same with or without it.
     protect : list of str or str, optional
         Words and phrases no method may change, in any row (every occurrence, whole words,
         any case); a string is a ``|``-separated list. See :mod:`augkit.protection`.
@@ -143,7 +144,7 @@ def augment(
     if _is_dataframe(result):
         result.attrs[REPORT_ATTR] = report.as_dict()
     if trace:
-        from augkit.trace import trace_frame
+        from augkit.reporting.trace import trace_frame
 
         return result, trace_frame(report.trace or [])
     return result
@@ -171,8 +172,8 @@ def augment_with_report(
     protect_codes: bool = True,
     **params: Any,
 ) -> tuple[Any, AugmentationReport]:
-    """:func:`augment`, also returning the run's :class:`~augkit.report.AugmentationReport`
-    (with ``trace=True``, its ``trace`` holds every candidate's :class:`~augkit.trace.TraceEntry`)."""
+    """:func:`augment`, also returning the run's :class:`~augkit.reporting.report.AugmentationReport`
+    (with ``trace=True``, its ``trace`` holds every candidate's :class:`~augkit.reporting.trace.TraceEntry`)."""
     params, named_columns = _column_keywords(params)
     pipeline = build_pipeline(method, params)
     text_column, context_columns = _apply_column_keywords(pipeline, named_columns, text_column, context_columns)
@@ -265,7 +266,7 @@ def _apply_column_keywords(pipeline: Pipeline, columns: Mapping[str, Any], text_
 
 def check_models_for_run(pipeline: Pipeline, n: int) -> None:
     """The start of a run that makes augmentations (``n`` > 0): the hub may be asked again,
-    once (:func:`augkit.hub_access.forget_hub_answer`), and every model the pipeline needs is
+    once (:func:`augkit.models.hub_access.forget_hub_answer`), and every model the pipeline needs is
     found before any loads (:meth:`Pipeline.check_models`)."""
     if n > 0:
         forget_hub_answer()
@@ -277,7 +278,7 @@ def build_pipeline(method: Any, params: Mapping[str, Any]) -> Pipeline:
     if isinstance(method, str):
         return Pipeline.from_string(method, params)
     if isinstance(method, type) and issubclass(method, Augmenter):
-        from augkit.params import instantiate
+        from augkit.steps.params import instantiate
 
         return Pipeline(instantiate(method, method.name, params))
     if params:

@@ -69,7 +69,7 @@ class NothingAugmentedError(AugmentationFailedError):
     something outside its contract, ran past ``row_timeout``, or could not produce: an
     unusable reply, a request that failed), so nothing was augmented; raised with or without
     ``strict``, as scikit-learn's ``cross_validate`` raises when all its fits fail and only
-    warns when some do. ``report`` holds the run's :class:`~augkit.report.AugmentationReport`,
+    warns when some do. ``report`` holds the run's :class:`~augkit.reporting.report.AugmentationReport`,
     whose ``failures`` count the reasons; the command line exits with 1 and writes no output."""
 
     def __init__(self, message: str, *, report=None):

@@ -110,8 +110,6 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from augkit.augmenter import Augmenter, first_distinct
-from augkit.candidate import Candidate
 from augkit.errors import (
     AugkitError,
     AugmentationFailedError,
@@ -125,23 +123,30 @@ from augkit.errors import (
     UnknownParameterError,
     UsageError,
 )
-from augkit.filters.base import BatchContext, DatasetContext, Filter, check_sources
-from augkit.filters.dedup import DUPLICATE_OF_EARLIER, DUPLICATE_OF_SOURCE, ExactDuplicateFilter
+from augkit.filters.dedup import (
+    DUPLICATE_OF_EARLIER,
+    DUPLICATE_OF_SOURCE,
+    ExactDuplicateFilter,
+)
 from augkit.filters.edit_ratio import EditRatioFilter
-from augkit.filters.repetition import repetition_loop
 from augkit.filters.label_integrity import LabelIntegrityFilter
+from augkit.filters.repetition import repetition_loop
 from augkit.filters.semantic import SemanticFilter
 from augkit.filters.top_k import TopKFilter
-from augkit.generated_row import GeneratedRow
-from augkit.model_needs import ModelNeed, check_models, needs_within
-from augkit.nested_warnings import n_named_as
-from augkit.params import check_bool, check_int, unknown_name_message
+from augkit.models.needs import ModelNeed, check_models, needs_within
 from augkit.protection.locate import lost_spans, relocated, spans_kept_first
-from augkit.protection.spans import ProtectedSpan, RowProtection
 from augkit.protection.words import FREE as FREE_WORD
 from augkit.protection.words import span_of_words, splits_a_span
-from augkit.registry import RESERVED_PARAMETERS
+from augkit.registry.registered import RESERVED_PARAMETERS
 from augkit.seeding import ROW_SEED_BITS, RowSeeder, resolve_seed
+from augkit.steps.augmenter import Augmenter, first_distinct
+from augkit.steps.candidate import Candidate
+from augkit.steps.context import BatchContext, DatasetContext
+from augkit.steps.filter import Filter, check_sources
+from augkit.steps.generated_row import GeneratedRow
+from augkit.steps.nested_warnings import n_named_as
+from augkit.steps.params import check_bool, check_int, unknown_name_message
+from augkit.steps.protected_spans import ProtectedSpan, RowProtection
 from augkit.text import (
     WordSequence,
     delete_words,
@@ -158,8 +163,8 @@ from augkit.text import (
 #: reading and writing for plugin commands, progress bars, metrics and provenance columns.
 _LAZY = {
     # augkit's cache root ($AUGKIT_CACHE_DIR): a subfolder per user
-    "CACHE_DIR_ENV": "augkit.cache_root",
-    "cache_folder": "augkit.cache_root",
+    "CACHE_DIR_ENV": "augkit.files.cache_root",
+    "cache_folder": "augkit.files.cache_root",
     # model runtime (augkit.models): resolution of model specs, sharing, batching
     "DEFAULT_TOKEN_BUDGET": "augkit.models",
     "MODEL_DIR_ENV": "augkit.models",
@@ -201,18 +206,18 @@ _LAZY = {
     "cosine_matrix": "augkit.models.encoder",
     "pairwise_cosine": "augkit.models.encoder",
     # pipelines and the registry: a method that runs other methods or filters by name
-    "Pipeline": "augkit.pipeline",
-    "TraceEntry": "augkit.trace",
-    "parse_pipeline_spec": "augkit.pipeline_spec",
-    "get_registry": "augkit.plugins",
+    "Pipeline": "augkit.pipeline.pipeline",
+    "TraceEntry": "augkit.reporting.trace",
+    "parse_pipeline_spec": "augkit.pipeline.spec",
+    "get_registry": "augkit.registry.discovery",
     # provenance columns of augmented tables
     "SOURCE_COLUMN": "augkit.adapters.provenance",
     "METHOD_COLUMN": "augkit.adapters.provenance",
     # tables and progress for plugin commands (augkit <command>)
-    "read_table": "augkit.table_io",
-    "write_table": "augkit.table_io",
-    "table_format": "augkit.table_io",
-    "XlsxLimits": "augkit.xlsx_limits",
+    "read_table": "augkit.tables.io",
+    "write_table": "augkit.tables.io",
+    "table_format": "augkit.tables.io",
+    "XlsxLimits": "augkit.tables.xlsx_limits",
     # a tab of `augkit serve`'s page (register_web_tabs): the upload rules every tab shares, and
     # the file picker with its column dropdowns (table_upload imports gradio when reached)
     "TabContext": "augkit.web",
@@ -223,10 +228,10 @@ _LAZY = {
     "table_upload": "augkit.web.widgets",
     "header_fitting_widths": "augkit.web.widgets",
     "status_line": "augkit.web.status",
-    "progress_bar": "augkit.progress",
+    "progress_bar": "augkit.terminal.progress",
     # plugin commands built on augkit's own (augkit paramac build-pairs runs augment)
-    "run_cli": "augkit.cli",
-    "parse_param_options": "augkit.cli",
+    "run_cli": "augkit.cli.main",
+    "parse_param_options": "augkit.cli.options",
     # training: the rules every `augkit train` target follows
     "TRAINING_RECORD": "augkit.training",
     "add_settings_options": "augkit.training",

@@ -85,7 +85,7 @@ def training_folder(output_dir: str | os.PathLike, *, resume: bool) -> Iterator[
     process), and a folder that holds checkpoints of an earlier run when ``resume`` is not set
     (two runs mixed in one folder would resume from each other's optimiser state).
     """
-    from augkit.job_lock import OWNER_FILE, lock_output_folder
+    from augkit.jobs.lock import OWNER_FILE, lock_output_folder
 
     folder = Path(output_dir)
     lock = lock_output_folder(folder, runs="training",
@@ -409,7 +409,7 @@ def warn_if_trained_with_warnings(model: Any, *, method: str) -> None:
 def write_training_record(output_dir: str | os.PathLike, record: Mapping[str, Any]) -> Path:
     """Write ``record`` (JSON-serialisable) as ``output_dir/augkit-training.json``, atomically,
     and return its path."""
-    from augkit.atomic_files import atomic_write
+    from augkit.files.atomic import atomic_write
 
     target = Path(output_dir) / TRAINING_RECORD
     with atomic_write(target) as partial:

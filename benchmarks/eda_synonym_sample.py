@@ -30,9 +30,10 @@ import os
 import random
 from pathlib import Path
 
+from augkit_eda import EDA
+
 import augkit
 from augkit.text import split_words
-from augkit_eda import EDA
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("AUGKIT_SHARED_DATA", REPO.parent / "shared" / "data"))

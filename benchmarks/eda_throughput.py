@@ -35,9 +35,9 @@ import time
 from pathlib import Path
 
 import pandas as pd
+from augkit_eda import EDA
 
 import augkit
-from augkit_eda import EDA
 
 try:
     from benchmarks.peers import nlpaug_augmenters

@@ -57,9 +57,10 @@ def normalised(text: str) -> str:
 
 def paraphrase_run(oracle: str, per_relation: int, seed: int) -> dict:
     """Table 3's quantities on recast SICK test, per generator."""
+    from augkit_erap.recast_sick import recast_sick
+
     import augkit
     from augkit.metrics import bleu, entailment_relation, sentence_bleu
-    from augkit_erap.recast_sick import recast_sick
 
     recast = recast_sick(SICK)
     test = recast[(recast["split"] == "test") & recast["relation"].isin(["equivalence", "forward", "reverse"])]

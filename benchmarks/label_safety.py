@@ -88,8 +88,14 @@ def datasets(shared: Path, rows: int, seed: int) -> dict[str, list[str]]:
 def measure(shared: Path, rows: int, seed: int, review: int) -> dict:
     """Generate, decide with each filter, and gather counts, overlaps and drops."""
     import augkit
-    from augkit.candidate import Candidate
-    from augkit.filters import BatchContext, EntitiesFilter, NegationFilter, NumbersFilter, SemanticFilter
+    from augkit.filters import (
+        BatchContext,
+        EntitiesFilter,
+        NegationFilter,
+        NumbersFilter,
+        SemanticFilter,
+    )
+    from augkit.steps.candidate import Candidate
 
     steps = {"negation": NegationFilter(), "numbers": NumbersFilter(), "entities": EntitiesFilter()}
     semantic = SemanticFilter()

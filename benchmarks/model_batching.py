@@ -81,7 +81,12 @@ def main() -> None:
     import torch
 
     from augkit.models import clear_model_cache, load_causal_lm, load_masked_lm
-    from augkit.testing import bert_base_shape, build_bert_masked_lm, build_gpt2_causal_lm, gpt2_small_shape
+    from augkit.testing import (
+        bert_base_shape,
+        build_bert_masked_lm,
+        build_gpt2_causal_lm,
+        gpt2_small_shape,
+    )
 
     torch.set_num_threads(args.threads)
     texts = distinct_texts(args.data, args.texts)

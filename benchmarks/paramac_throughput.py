@@ -137,7 +137,14 @@ def full_search_questions(data: Path, count: int, permutations: int) -> list[str
 def build_models(root: Path, texts: list[str], vocab_size: int) -> dict[str, Path]:
     """The three models at their real shapes, built once under ``root`` (reused when the
     shape record matches)."""
-    from augkit.testing import bert_base_shape, build_bert_masked_lm, build_gpt2_causal_lm, build_t5_model, gpt2_small_shape, t5_base_shape
+    from augkit.testing import (
+        bert_base_shape,
+        build_bert_masked_lm,
+        build_gpt2_causal_lm,
+        build_t5_model,
+        gpt2_small_shape,
+        t5_base_shape,
+    )
 
     record = {"t5": t5_base_shape(), "bert": bert_base_shape(), "gpt2": gpt2_small_shape(), "vocab_size": vocab_size,
               "texts": len(texts)}

@@ -37,7 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fault_injection import REPO, write_input  # noqa: E402  (the same input, written the same way)
 
-from augkit.process_tree import descendants, running  # noqa: E402
+from augkit.engine.process_tree import descendants, running  # noqa: E402
 
 POLL_SECONDS = 0.02
 

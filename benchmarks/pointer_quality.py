@@ -113,7 +113,13 @@ def paraphrases(method: str, texts: list[str], n: int, seed: int, params: dict) 
 
 
 def quality(sources: list[str], outputs: list[list[str]], scorer: str) -> dict:
-    from augkit.metrics import distinct_n, geometric_mean, geometric_std, perplexity, semantic_similarity
+    from augkit.metrics import (
+        distinct_n,
+        geometric_mean,
+        geometric_std,
+        perplexity,
+        semantic_similarity,
+    )
 
     flat = [(source, text) for source, texts in zip(sources, outputs, strict=True) for text in texts]
     if not flat:

@@ -91,12 +91,14 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     import torch
-
-    from paramac_throughput import machine  # this folder is on the path when run as a script
+    from paramac_throughput import (
+        machine,  # this folder is on the path when run as a script
+    )
 
     torch.set_num_threads(args.threads)
-    from augkit.plugin import load_masked_lm
     from augkit_pointer.insertion import InsertionGenerator, InsertionSettings
+
+    from augkit.plugin import load_masked_lm
 
     training = (args.data / BANKING77 / "train" / "seq.in").read_text(encoding="utf-8").splitlines()
     folder = build_model(args.models / "bert-base-pointer", training)

@@ -98,10 +98,10 @@ def augkit_filtering(sources: list[str], rows: list[list[str]], batch_size: int)
     """The semantic filter as augkit.augment runs it: the sources embedded once in
     ``prepare``, then pipeline batches of sources (augkit.augment's default size) with
     their candidates."""
-    from augkit.candidate import Candidate
-    from augkit.models.encoder import EncoderStats, get_encoder
-    from augkit.engine import DEFAULT_BATCH_SIZE as engine_batch
+    from augkit.engine.run import DEFAULT_BATCH_SIZE as engine_batch
     from augkit.filters import BatchContext, DatasetContext, SemanticFilter
+    from augkit.models.encoder import EncoderStats, get_encoder
+    from augkit.steps.candidate import Candidate
 
     encoder = get_encoder()
     encoder.batch_size, encoder.stats = batch_size, EncoderStats()

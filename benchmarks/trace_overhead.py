@@ -38,7 +38,7 @@ def timed_run(texts: list[str], spec: str, n: int, trace: bool) -> tuple[float, 
     """Seconds of one ``augment_with_report`` call, the augmentations it made and the
     trace rows (0 when off)."""
     import augkit
-    from augkit.encoders import get_encoder
+    from augkit.models.encoder import get_encoder
 
     get_encoder(None).clear_cache()  # the encoder remembers embeddings: each run embeds everything afresh
     start = time.perf_counter()

@@ -15,12 +15,12 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 import augkit  # noqa: E402
-from augkit.candidate import Candidate  # noqa: E402
 from augkit.errors import InvalidParameterError  # noqa: E402
 from augkit.filters import BatchContext, BertScoreScorer  # noqa: E402
 from augkit.metrics import BertScore, bertscore  # noqa: E402
 from augkit.metrics._bertscore import BASELINES, DEFAULT_LAYERS, default_layer  # noqa: E402
 from augkit.models import TokenEncoder, load_token_encoder  # noqa: E402
+from augkit.steps.candidate import Candidate  # noqa: E402
 
 # A few Quora questions are longer than the tiny models' 64 positions: both implementations
 # cut them the same way (the agreement tests cover it), so the warning is expected here.

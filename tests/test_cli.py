@@ -146,7 +146,7 @@ def test_workers_option_gives_the_same_file(banking_csv, tmp_path):
 
 def _registry_with_commands(*commands):
     """A registry holding the given (name, add_arguments, run) plugin commands and no methods."""
-    from augkit.registry import PluginInfo, Registry
+    from augkit.registry.registered import PluginInfo, Registry
 
     registry = Registry()
     for name, add_arguments, run in commands:
@@ -156,16 +156,18 @@ def _registry_with_commands(*commands):
 
 
 def test_builtin_command_names_are_the_ones_the_registry_reserves(monkeypatch):
-    from augkit import cli, plugins
-    from augkit.registry import BUILTIN_COMMANDS
+    from augkit.cli import main as cli
+    from augkit.registry import discovery as plugins
+    from augkit.registry.registered import BUILTIN_COMMANDS
 
     monkeypatch.setattr(plugins, "get_registry", _registry_with_commands)
-    subcommands = next(a for a in cli._build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    subcommands = next(a for a in cli.build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     assert set(subcommands.choices) == BUILTIN_COMMANDS
 
 
 def test_broken_plugin_commands_leave_builtins_and_other_commands_working(monkeypatch, capsys, banking_csv):
-    from augkit import cli, plugins
+    from augkit.cli import main as cli
+    from augkit.registry import discovery as plugins
 
     def clashing_arguments(parser):
         parser.add_argument("-h", help="clashes with --help")
@@ -213,7 +215,8 @@ def test_broken_plugin_commands_leave_builtins_and_other_commands_working(monkey
 
 
 def test_plugin_command_with_nested_subcommands(monkeypatch, capsys):
-    from augkit import cli, plugins
+    from augkit.cli import main as cli
+    from augkit.registry import discovery as plugins
 
     def build_arguments(parser):
         kinds = parser.add_subparsers(dest="kind", metavar="KIND", required=True)

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.cli import main
-from augkit.table_io import write_table
+from augkit.cli.main import main
+from augkit.tables.io import write_table
 
 sacrebleu = pytest.importorskip("sacrebleu")
 rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
@@ -135,8 +135,8 @@ def test_semantic_similarity_with_the_packaged_encoder(slice_files, capsys):
 def test_an_unavailable_default_encoder_is_skipped_with_a_note(slice_files, monkeypatch):
     import augkit.models.encoder
     from augkit.errors import ModelNotAvailableError
-    from augkit.evaluation import evaluate_augmentations
-    from augkit.table_io import read_table
+    from augkit.evaluation.scoring import evaluate_augmentations
+    from augkit.tables.io import read_table
 
     def unavailable(model=None):
         raise ModelNotAvailableError("sentence-transformers model 'x' is not available: offline")

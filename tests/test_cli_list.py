@@ -11,7 +11,7 @@ import sys
 import pytest
 
 import augkit
-from augkit.docstring_text import first_sentence, plain_text
+from augkit.terminal.plain_text import first_sentence, plain_text
 
 REGISTRY = augkit.get_registry()
 STEPS = [*(("method", name) for name in sorted(REGISTRY.methods)), *(("filter", name) for name in sorted(REGISTRY.filters))]

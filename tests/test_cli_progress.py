@@ -13,7 +13,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-
 ROWS = 3000
 
 

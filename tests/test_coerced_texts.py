@@ -17,8 +17,8 @@ import pytest
 
 import augkit
 from augkit.adapters.provenance import METHOD_COLUMN
-from augkit.cli import main
-from augkit.table_io import read_table, write_table
+from augkit.cli.main import main
+from augkit.tables.io import read_table, write_table
 from conftest import read_lines
 
 

@@ -18,10 +18,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from augkit.cli import main
+from augkit.cli.main import main
 from augkit.errors import InputError
-from augkit.table_io import read_table
-from augkit.table_stream import iter_table_chunks
+from augkit.tables.io import read_table
+from augkit.tables.stream import iter_table_chunks
 from conftest import read_lines
 
 ROWS = 3000

@@ -2,8 +2,8 @@
 count copies and repeats apart (the parabank builder's counts)."""
 
 import augkit
-from augkit.candidate import Candidate
 from augkit.filters.dedup import DUPLICATE_OF_SOURCE, ExactDuplicateFilter
+from augkit.steps.candidate import Candidate
 
 
 def test_against_candidates_false_drops_copies_of_the_source_and_keeps_repeats():

@@ -7,13 +7,13 @@ import logging
 import numpy as np
 import pytest
 
+from augkit.errors import InvalidParameterError, ModelNotAvailableError
 from augkit.models.encoder import (
     DEFAULT_ENCODER,
     SentenceEncoder,
     get_encoder,
     resolve_encoder,
 )
-from augkit.errors import InvalidParameterError, ModelNotAvailableError
 
 
 @pytest.fixture(scope="module")

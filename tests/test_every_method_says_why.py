@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.pipeline import NOTHING_GENERATED
+from augkit.pipeline.run import NOTHING_GENERATED
 from augkit.testing.llm_servers import reply
 
 #: Lines of BANKING77's validation split (0-based): two sentences, twelve questions about

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.cli import main
+from augkit.cli.main import main
 from augkit.plugin import EditRatioFilter
 
 

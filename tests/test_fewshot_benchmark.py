@@ -10,7 +10,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchmarks.fewshot.data import DataError, load_dataset, read_split_folder, sample_k_shot
+from benchmarks.fewshot.data import (
+    DataError,
+    load_dataset,
+    read_split_folder,
+    sample_k_shot,
+)
 from benchmarks.fewshot.methods import MethodSpecError, parse_method
 from benchmarks.fewshot.report import summarise
 

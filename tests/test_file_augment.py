@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.cli import main
-from augkit.table_io import read_table, write_table
+from augkit.cli.main import main
+from augkit.tables.io import read_table, write_table
 from conftest import read_lines
 
 
@@ -124,7 +124,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path, banking_table):
 
 
 def test_a_seedless_job_resumes_with_the_seed_it_drew(tmp_path):
-    from augkit.jobs import AugmentJob
+    from augkit.jobs.job_folder import AugmentJob
 
     folder = tmp_path / "job"
     first_run = AugmentJob(folder, {"seed": None}, resume=False)

@@ -7,8 +7,6 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.candidate import Candidate
-from augkit.models.encoder import SentenceEncoder
 from augkit.errors import InputError, InvalidParameterError, UsageError
 from augkit.filters import (
     BatchContext,
@@ -18,6 +16,8 @@ from augkit.filters import (
     SemanticFilter,
     TopKFilter,
 )
+from augkit.models.encoder import SentenceEncoder
+from augkit.steps.candidate import Candidate
 
 
 class Proposals(augkit.Augmenter):

@@ -11,11 +11,11 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 import augkit  # noqa: E402
-from augkit.candidate import Candidate  # noqa: E402
 from augkit.errors import InvalidParameterError  # noqa: E402
 from augkit.filters import FluencyScorer  # noqa: E402
-from augkit.filters.base import BatchContext  # noqa: E402
 from augkit.models import load_causal_lm  # noqa: E402
+from augkit.steps.candidate import Candidate  # noqa: E402
+from augkit.steps.context import BatchContext  # noqa: E402
 
 
 def test_fluency_in_a_pipeline_string_scores_every_eda_candidate(tiny_causal_lm, banking77_10shot):

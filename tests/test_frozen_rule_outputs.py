@@ -44,6 +44,7 @@ def test_dedup_and_edit_ratio_outputs_are_those_frozen_at_623a08e(banking77_sent
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     import pandas as pd
+
     from conftest import SHARED_DATA
 
     texts = pd.read_csv(SHARED_DATA / "banking77" / "polyai" / "test.csv")["text"].head(200).tolist()

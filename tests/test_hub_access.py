@@ -16,7 +16,7 @@ import pytest
 
 import augkit
 from augkit.errors import ModelNotAvailableError
-from augkit.hub_access import forget_hub_answer
+from augkit.models.hub_access import forget_hub_answer
 
 pytest.importorskip("transformers")
 

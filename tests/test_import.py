@@ -14,8 +14,8 @@ HEAVY = (
 
 @pytest.mark.parametrize(
     "module",
-    ["augkit", "augkit.metrics", "augkit.evaluation", "augkit.cli", "augkit.filters", "augkit.encoders",
-     "augkit.models", "augkit.testing", "augkit.plugin",
+    ["augkit", "augkit.metrics", "augkit.evaluation.scoring", "augkit.cli.main", "augkit.filters", "augkit.models.encoder",
+     "augkit.models", "augkit.pipeline.pipeline", "augkit.jobs.file_augment", "augkit.tables.stream", "augkit.testing", "augkit.plugin",
      # `augkit serve`: gradio only when it serves
      "augkit.web, augkit.web.serve, augkit.web.general, augkit.web.catalog",
      # plugins load on every `augkit` call, their commands with them
@@ -27,14 +27,14 @@ def test_import_loads_no_heavy_dependency(module):
 
 
 def test_the_plugin_module_loads_the_model_runtime_and_table_readers_only_when_used():
-    lazy = ("augkit.models", "augkit.table_io", "augkit.metrics", "augkit.xlsx_limits", "augkit.encoders")
+    lazy = ("augkit.models", "augkit.tables.io", "augkit.metrics", "augkit.tables.xlsx_limits", "augkit.models.encoder")
     # nothing beyond what `import augkit` itself loads (its filters use the light metrics)
     assert set(modules_loaded_by_import("augkit.plugin", lazy)) == set(modules_loaded_by_import("augkit", lazy))
-    assert modules_loaded_by_import("augkit.plugin", ("augkit.models", "augkit.table_io")) == []
+    assert modules_loaded_by_import("augkit.plugin", ("augkit.models", "augkit.tables.io")) == []
     # reaching a lazy name loads its module, and still nothing heavy
     code = "augkit.plugin; augkit.plugin.load_seq2seq, augkit.plugin.get_encoder, augkit.plugin.read_table"
     assert modules_loaded_by_import(code, HEAVY) == []
-    assert modules_loaded_by_import(code, ("augkit.models", "augkit.table_io")) == ["augkit.models", "augkit.table_io"]
+    assert modules_loaded_by_import(code, ("augkit.models", "augkit.tables.io")) == ["augkit.models", "augkit.tables.io"]
 
 
 def test_public_api_is_explicit():

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from augkit.cli import main
+from augkit.cli.main import main
 from conftest import can_mount_tmpfs, read_lines
 
 ROWS, CHUNK_ROWS = 3000, 100
@@ -226,7 +226,7 @@ def test_a_failing_run_keeps_its_finished_chunks_and_says_so(tmp_path, clinc_tab
 
 def _write_failure(monkeypatch, after_chunks: int, error: OSError):
     """Make the chunk writer fail like a full disk once ``after_chunks`` chunks are written."""
-    import augkit.table_stream as table_stream
+    import augkit.tables.stream as table_stream
 
     real = table_stream.write_chunk
     written = []
@@ -239,7 +239,7 @@ def _write_failure(monkeypatch, after_chunks: int, error: OSError):
         written.append(path)
         real(frame, path, fmt)
 
-    monkeypatch.setattr("augkit.file_augment.write_chunk", failing)
+    monkeypatch.setattr("augkit.jobs.file_augment.write_chunk", failing)
 
 
 def test_a_disk_that_fills_up_mid_job_gives_one_line_and_keeps_the_chunks(tmp_path, clinc_table, reference, monkeypatch, capsys):
@@ -309,13 +309,13 @@ def test_a_read_only_output_folder_fails_before_any_work(tmp_path, clinc_table):
 
 
 def test_the_lock_is_not_kept_by_forked_workers(tmp_path):
-    from augkit.job_lock import FolderLock, JobBusyError
+    from augkit.jobs.lock import FolderLock, JobBusyError
 
     folder = tmp_path / "job"
     lock = FolderLock(folder)
     child = os.fork()
     if child == 0:  # the child drops its inherited copy at fork; the lock stays the parent's
-        os._exit(0 if not __import__("augkit.job_lock").job_lock._held else 1)
+        os._exit(0 if not __import__("augkit.jobs.lock").job_lock._held else 1)
     _, status = os.waitpid(child, 0)
     assert os.waitstatus_to_exitcode(status) == 0
     with pytest.raises(JobBusyError, match=f"process {os.getpid()} "):
@@ -325,7 +325,7 @@ def test_the_lock_is_not_kept_by_forked_workers(tmp_path):
 
 
 def test_concurrent_writers_of_one_file_never_mix_their_bytes(tmp_path):
-    from augkit.atomic_files import atomic_write
+    from augkit.files.atomic import atomic_write
 
     target = tmp_path / "out.csv"
     with atomic_write(target) as first, atomic_write(target) as second:
@@ -337,7 +337,7 @@ def test_concurrent_writers_of_one_file_never_mix_their_bytes(tmp_path):
 
 
 def test_a_failed_write_leaves_no_partial_file_and_the_old_output(tmp_path):
-    from augkit.atomic_files import atomic_write
+    from augkit.files.atomic import atomic_write
 
     target = tmp_path / "out.csv"
     target.write_text("previous output")
@@ -350,7 +350,7 @@ def test_a_failed_write_leaves_no_partial_file_and_the_old_output(tmp_path):
 
 
 def test_the_job_records_each_chunks_rows_size_and_digest(tmp_path, clinc_table):
-    from augkit.atomic_files import file_digest
+    from augkit.files.atomic import file_digest
 
     output = tmp_path / "out.csv"
     job = _killed_job(clinc_table, output, chunks=2)
@@ -363,7 +363,7 @@ def test_the_job_records_each_chunks_rows_size_and_digest(tmp_path, clinc_table)
 
 
 def test_a_folder_removed_by_its_holder_between_creation_and_locking_is_made_again(tmp_path, monkeypatch):
-    from augkit.job_lock import FolderLock
+    from augkit.jobs.lock import FolderLock
 
     folder = tmp_path / "job"
     real_open = os.open

@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.candidate import Candidate
 from augkit.errors import InvalidParameterError, UnknownParameterError
 from augkit.filters import EntitiesFilter, NegationFilter, NumbersFilter
+from augkit.steps.candidate import Candidate
 
 
 @pytest.fixture(scope="module")

@@ -12,13 +12,13 @@ import pytest
 
 import augkit
 from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
-from augkit.cli import main
+from augkit.cli.main import main
 from augkit.filters import LabelIntegrityFilter
-from augkit.table_io import read_table
-from augkit.pipeline import Pipeline
+from augkit.pipeline.pipeline import Pipeline
+from augkit.tables.io import read_table
 from conftest import read_lines
 
-#: How the summary and the trace name the reason (augkit.inputs.NO_LABEL).
+#: How the summary and the trace name the reason (augkit.steps.inputs.NO_LABEL).
 NO_LABEL = "no label (passed through)"
 #: Rows of the fixture whose label is removed, and how (every kind of missing label).
 GAPS = {3: None, 7: np.nan, 11: pd.NA, 12: "", 20: "  \t"}

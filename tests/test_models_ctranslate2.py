@@ -170,7 +170,11 @@ def test_sampling_from_the_likeliest_token_only_is_greedy_search(forward_model, 
 def test_the_sampling_distribution_is_transformers_one(top_k, top_p, temperature):
     import numpy as np
     import torch
-    from transformers.generation.logits_process import TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper
+    from transformers.generation.logits_process import (
+        TemperatureLogitsWarper,
+        TopKLogitsWarper,
+        TopPLogitsWarper,
+    )
 
     from augkit.models.ct2_sampling import SamplingSettings, next_token_probabilities
 

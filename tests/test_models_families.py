@@ -75,15 +75,6 @@ def test_a_model_of_another_family_is_refused_naming_the_family(tiny_causal_lm):
         load_masked_lm(str(tiny_causal_lm), device="cpu")
 
 
-def test_the_encoder_keeps_its_old_import_path():
-    import augkit.encoders
-    import augkit.models
-    import augkit.models.encoder
-
-    assert augkit.encoders.SentenceEncoder is augkit.models.encoder.SentenceEncoder is augkit.models.SentenceEncoder
-    assert augkit.encoders.get_encoder is augkit.models.get_encoder
-
-
 def test_one_padding_multiple_and_one_device_resolver():
     from augkit.models import batching, device, encoder
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from augkit.candidate import Candidate
 from augkit.filters import NumbersFilter
 from augkit.filters.number_expressions import names_a_number
+from augkit.steps.candidate import Candidate
 
 FIXTURE = Path(__file__).parent / "fixtures" / "intent_slots.tsv"
 

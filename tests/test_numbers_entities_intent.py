@@ -19,11 +19,11 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.candidate import Candidate
 from augkit.errors import InvalidParameterError
 from augkit.filters import DatasetContext, EntitiesFilter, NumbersFilter
-from augkit.pipeline import Preparation
+from augkit.pipeline.calibrate import Preparation
 from augkit.protection import ProtectedSpan
+from augkit.steps.candidate import Candidate
 
 
 @pytest.fixture(scope="module")

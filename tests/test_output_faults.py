@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from augkit.cli import main
+from augkit.cli.main import main
 from conftest import can_mount_tmpfs
 
 #: A file-size limit (bytes) the streamed chunk files of the TREC input exceed at n=4.

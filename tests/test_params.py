@@ -7,9 +7,8 @@ import re
 import pytest
 
 import augkit
-
 from augkit.errors import InvalidParameterError, UnknownParameterError
-from augkit.params import (
+from augkit.steps.params import (
     REQUIRED,
     check_parameters,
     describe_parameters,

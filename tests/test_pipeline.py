@@ -7,7 +7,7 @@ import random
 import pytest
 
 import augkit
-from augkit.pipeline_spec import parse_pipeline_spec
+from augkit.pipeline.spec import parse_pipeline_spec
 
 
 class Numbered(augkit.Augmenter):
@@ -170,7 +170,7 @@ def test_bad_pipeline_options_in_the_string_are_refused():
 
 
 def test_a_pipeline_resolves_names_in_the_registry_it_is_given():
-    from augkit.registry import Registry
+    from augkit.registry.registered import Registry
 
     empty = Registry()
     with pytest.raises(augkit.UnknownMethodError):
@@ -198,8 +198,8 @@ class DottedShout(augkit.Augmenter):
 
 
 def _registry_with_dotted_method():
-    from augkit.plugins import get_registry
-    from augkit.registry import PluginInfo, Registry
+    from augkit.registry.discovery import get_registry
+    from augkit.registry.registered import PluginInfo, Registry
 
     registry = Registry(methods=dict(get_registry().methods), filters=dict(get_registry().filters))
     registry.add_augmenter(DottedShout, plugin=PluginInfo("peer", "dist-peer", "1"))

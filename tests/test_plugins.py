@@ -12,10 +12,10 @@ import pluggy
 import pytest
 
 import augkit
-from augkit import hookspecs
-from augkit.cli import main
-from augkit.plugins import LoadedPlugins, build_registry
-from augkit.registry import PluginInfo, Registry
+from augkit.cli.main import main
+from augkit.registry import hookspecs
+from augkit.registry.discovery import LoadedPlugins, build_registry
+from augkit.registry.registered import PluginInfo, Registry
 
 
 def test_installed_plugin_is_found_through_its_entry_point(installed_test_plugins):

@@ -1,4 +1,4 @@
-"""augkit.process_tree: the processes below a process, and which of some are still running."""
+"""augkit.engine.process_tree: the processes below a process, and which of some are still running."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from augkit.process_tree import descendants, running
+from augkit.engine.process_tree import descendants, running
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc")
 

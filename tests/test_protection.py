@@ -277,7 +277,7 @@ def test_lost_spans_match_whole_words_in_any_case_and_spacing():
 
 
 def test_augkit_info_says_who_keeps_the_spans(capsys):
-    from augkit.cli import main
+    from augkit.cli.main import main
 
     class Blind(augkit.Augmenter):
         """Rewrites texts without looking at protected spans."""
@@ -288,7 +288,7 @@ def test_augkit_info_says_who_keeps_the_spans(capsys):
 
     assert main(["info", "eda"]) == 0
     assert "Protected spans (protect=, --protect-column, codes): kept by the method itself" in capsys.readouterr().out
-    from augkit.registry import PluginInfo
+    from augkit.registry.registered import PluginInfo
 
     registry = augkit.get_registry()
     registry.add_augmenter(Blind, plugin=PluginInfo("blind", "augkit-blind", "0"))

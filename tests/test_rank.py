@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.candidate import Candidate
 from augkit.errors import InputError, InvalidParameterError
 from augkit.filters import BatchContext, Filter, RankFilter, SemanticFilter
-from augkit.pipeline_spec import parse_pipeline_spec
+from augkit.pipeline.spec import parse_pipeline_spec
+from augkit.steps.candidate import Candidate
 
 SCORED = "eda+aeda|diversity|bleu_to_source"
 

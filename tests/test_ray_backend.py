@@ -17,9 +17,9 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.cli import main
-from augkit.process_tree import descendants, running
-from augkit.termination import terminate_like_interrupt
+from augkit.cli.main import main
+from augkit.engine.process_tree import descendants, running
+from augkit.engine.termination import terminate_like_interrupt
 
 ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.slow
@@ -40,7 +40,7 @@ def local_ray():
 def test_connecting_keeps_the_callers_sigterm_handler(monkeypatch):
     """ray.init installs a SIGTERM handler calling sys.exit (a fake stands in for it here, as
     this module's Ray is started already): augkit's command line keeps its own."""
-    from augkit.ray_backend import connect
+    from augkit.adapters.ray_backend import connect
 
     def init_like_ray(**options):
         signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(signum))

@@ -12,10 +12,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from augkit.cli import main
+from augkit.cli.main import main
 from augkit.errors import InputError
-from augkit.table_io import read_table
-from augkit.table_stream import iter_table_chunks
+from augkit.tables.io import read_table
+from augkit.tables.stream import iter_table_chunks
 from conftest import read_lines
 
 
@@ -141,7 +141,7 @@ def test_an_unknown_encoding_is_a_usage_error(latin1_csv, tmp_path, capsys):
 
 
 def test_a_resume_with_another_encoding_is_refused(tmp_path, latin1_csv, monkeypatch, capsys):
-    import augkit.file_augment
+    import augkit.jobs.file_augment
 
     out = tmp_path / "out.csv"
     arguments = [latin1_csv, "-m", "aeda", "--seed", 0, "--chunk-rows", 64, "-o", out]
@@ -150,7 +150,7 @@ def test_a_resume_with_another_encoding_is_refused(tmp_path, latin1_csv, monkeyp
         raise KeyboardInterrupt  # every chunk is done, the output not yet assembled
 
     with monkeypatch.context() as patched:
-        patched.setattr(augkit.file_augment, "assemble", killed)
+        patched.setattr(augkit.jobs.file_augment, "assemble", killed)
         assert _augment(*arguments, "--encoding", "latin-1") == 130
     capsys.readouterr()
     assert _augment(*arguments, "--encoding", "cp1252", "--resume") == 2

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import augkit
 from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
-from augkit.cli import main
+from augkit.cli.main import main
 
 ODD_TEXTS = [
     None, float("nan"), "", "   ", "\t\n", "x" * 100_000, "tab\there\x00nul\x07bell", "مرحبا كيف حالك",

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.cli import main
+from augkit.cli.main import main
 from augkit.errors import InputError, UsageError
-from augkit.table_io import read_table
+from augkit.tables.io import read_table
 
 TEXT, PREMISE, LABEL = "sentence_B", "sentence_A", "entailment_judgment"
 #: What PairRule's prepare() saw, one Counter of labels per call (module-level, so runs the
@@ -75,8 +75,8 @@ def sick(shared_data) -> pd.DataFrame:
 @pytest.fixture
 def pair_rule_registered(monkeypatch):
     """The installed plugins plus PairRule, as the process-wide registry."""
-    from augkit import plugins
-    from augkit.registry import PluginInfo
+    from augkit.registry import discovery as plugins
+    from augkit.registry.registered import PluginInfo
 
     registry = plugins.build_registry(plugins.load_plugins())
     registry.add_augmenter(PairRule, plugin=PluginInfo("pair-rule", "tests", "0"))
@@ -357,7 +357,7 @@ class CollectsLabels(augkit.Augmenter):
 
 
 def test_the_pipeline_alone_decides_whether_and_how_its_steps_are_prepared():
-    from augkit.pipeline import Preparation
+    from augkit.pipeline.calibrate import Preparation
 
     assert augkit.Pipeline("eda").preparation is Preparation.NONE
     assert augkit.Pipeline("eda", ["semantic"]).preparation is Preparation.ANY_PART

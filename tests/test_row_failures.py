@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.cli import main
+from augkit.cli.main import main
 from augkit.errors import AugmentationFailedError, InvalidParameterError
 from conftest import read_lines
 

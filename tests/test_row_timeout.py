@@ -21,10 +21,10 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.cli import main
+from augkit.cli.main import main
 from augkit.errors import AugmentationFailedError
-from augkit.pipeline import spec_uses_model
-from augkit.time_limit import TimeLimit, TimeLimitExceeded
+from augkit.pipeline.build import spec_uses_model
+from augkit.pipeline.time_limit import TimeLimit, TimeLimitExceeded
 
 SLEEP = 600.0
 LIMIT = 1.0
@@ -202,10 +202,10 @@ def test_the_command_line_times_out_a_hung_row_and_goes_on(tmp_path, frame, inst
      ("eda", ["--row-timeout", "none"], None), ("eda|label_integrity", ["--row-timeout", "30"], 30.0)],
 )
 def test_the_command_line_limits_rows_to_60_s_unless_a_step_runs_a_model(tmp_path, monkeypatch, method, option, seconds):
-    import augkit.file_augment
+    import augkit.jobs.file_augment
 
     jobs = []
-    monkeypatch.setattr(augkit.file_augment, "augment_file", lambda job: jobs.append(job) or augkit.AugmentationReport())
+    monkeypatch.setattr(augkit.jobs.file_augment, "augment_file", lambda job: jobs.append(job) or augkit.AugmentationReport())
     (tmp_path / "in.csv").write_text("text\nI lost my card\n")
     assert main(["augment", str(tmp_path / "in.csv"), "-m", method, "-o", str(tmp_path / "out.csv"), *option]) == 0
     assert jobs[0].row_timeout == seconds

@@ -5,14 +5,14 @@ backend (lists, frames, worker processes, datasets, streamed files)."""
 
 from __future__ import annotations
 
-import sys
 import subprocess
+import sys
 
 import pandas as pd
 import pytest
 
 import augkit
-from augkit.cli import main
+from augkit.cli.main import main
 
 
 @pytest.fixture(scope="module")

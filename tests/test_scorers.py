@@ -10,10 +10,16 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.candidate import Candidate
 from augkit.errors import AugmenterOutputError, InvalidParameterError, UsageError
-from augkit.filters import BatchContext, BleuToSourceScorer, DiversityScorer, Scorer, SemanticFilter
+from augkit.filters import (
+    BatchContext,
+    BleuToSourceScorer,
+    DiversityScorer,
+    Scorer,
+    SemanticFilter,
+)
 from augkit.metrics import paramac_diversity
+from augkit.steps.candidate import Candidate
 
 
 @pytest.fixture(scope="module")
@@ -199,7 +205,7 @@ def test_a_scorer_without_declared_scores_is_refused(sources):
 
 
 def test_info_lists_the_scores_a_step_adds(capsys):
-    from augkit import cli
+    from augkit.cli import main as cli
 
     for step, expected in (("diversity", "Scores added: diversity (output columns augkit_diversity)"),
                            ("semantic", "Scores added: semantic"), ("rank", "Scores added: rank"),

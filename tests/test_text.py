@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-import re
-
-from augkit.augmenter import first_distinct
+from augkit.steps.augmenter import first_distinct
 from augkit.text import (
     delete_words,
     distinct_by_spacing,

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from augkit.time_limit import TimeLimit, TimeLimitExceeded
+from augkit.pipeline.time_limit import TimeLimit, TimeLimitExceeded
 
 LONG = 600.0  # what a hung plugin does; no test waits for it
 LIMIT = 0.2

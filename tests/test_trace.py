@@ -15,14 +15,14 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.augmenter import Augmenter
-from augkit.candidate import Candidate
-from augkit.cli import main
-from augkit.file_augment import _check_records
-from augkit.generated_row import GeneratedRow
-from augkit.jobs import JobDamagedError
-from augkit.filters.base import Filter
-from augkit.pipeline import Pipeline
+from augkit.cli.main import main
+from augkit.jobs.file_augment import _check_records
+from augkit.jobs.job_folder import JobDamagedError
+from augkit.pipeline.pipeline import Pipeline
+from augkit.steps.augmenter import Augmenter
+from augkit.steps.candidate import Candidate
+from augkit.steps.filter import Filter
+from augkit.steps.generated_row import GeneratedRow
 
 SPEC = "eda|semantic|label_integrity|top_k"
 

@@ -8,9 +8,9 @@ import pluggy
 import pytest
 
 import augkit
-from augkit import hookspecs
-from augkit.plugins import LoadedPlugins, build_registry
-from augkit.registry import PluginInfo
+from augkit.registry import hookspecs
+from augkit.registry.discovery import LoadedPlugins, build_registry
+from augkit.registry.registered import PluginInfo
 
 
 def _epochs_arguments(parser):
@@ -45,7 +45,7 @@ def registry_of(**plugins):
 
 @pytest.fixture
 def two_plugins(monkeypatch):
-    from augkit import plugins
+    from augkit.registry import discovery as plugins
 
     registry = registry_of(faq=TargetPlugin("paraphraser"), pointer=TargetPlugin("pointer"))
     monkeypatch.setattr(plugins, "get_registry", lambda: registry)
@@ -53,7 +53,7 @@ def two_plugins(monkeypatch):
 
 
 def test_two_plugins_each_add_a_target_to_the_one_train_command(two_plugins, capsys):
-    from augkit.cli import main
+    from augkit.cli.main import main
 
     assert two_plugins.problems == []
     assert {name: t.plugin.distribution for name, t in two_plugins.training_targets.items()} == {
@@ -64,7 +64,7 @@ def test_two_plugins_each_add_a_target_to_the_one_train_command(two_plugins, cap
 
 
 def test_train_without_a_target_lists_the_targets(two_plugins, capsys):
-    from augkit.cli import main
+    from augkit.cli.main import main
 
     assert main(["train"]) == 2
     err = capsys.readouterr().err
@@ -73,7 +73,7 @@ def test_train_without_a_target_lists_the_targets(two_plugins, capsys):
 
 
 def test_an_unknown_target_suggests_the_close_one_and_lists_all(two_plugins, capsys):
-    from augkit.cli import main
+    from augkit.cli.main import main
 
     assert main(["train", "pointr", "--epochs", "3"]) == 2
     assert ("augkit: error: unknown training target 'pointr'; did you mean 'pointer'? available: paraphraser, pointer"
@@ -81,7 +81,7 @@ def test_an_unknown_target_suggests_the_close_one_and_lists_all(two_plugins, cap
 
 
 def test_help_of_train_and_of_a_target(two_plugins, capsys):
-    from augkit.cli import main
+    from augkit.cli.main import main
 
     with pytest.raises(SystemExit) as done:
         main(["train", "--help"])
@@ -113,8 +113,8 @@ def test_a_plugin_can_no_longer_take_the_train_command_name():
 
 
 def test_a_target_whose_arguments_fail_is_named_and_the_rest_keeps_working(monkeypatch, capsys):
-    from augkit import plugins
-    from augkit.cli import main
+    from augkit.cli.main import main
+    from augkit.registry import discovery as plugins
 
     def failing(parser):
         raise RuntimeError("no arguments today")
@@ -127,8 +127,8 @@ def test_a_target_whose_arguments_fail_is_named_and_the_rest_keeps_working(monke
 
 
 def test_no_targets_installed_says_so(monkeypatch, capsys):
-    from augkit import plugins
-    from augkit.cli import main
+    from augkit.cli.main import main
+    from augkit.registry import discovery as plugins
 
     registry = registry_of()
     monkeypatch.setattr(plugins, "get_registry", lambda: registry)

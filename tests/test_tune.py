@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.cli import main
+from augkit.cli.main import main
 from augkit.errors import InputError, InvalidParameterError
 from augkit.tuning.job import RunRecord
 from augkit.tuning.ranking import rank
@@ -188,7 +188,7 @@ def test_the_search_space_is_every_combination():
 
 
 def test_a_job_folder_held_by_another_run_or_that_is_a_file_is_refused(rows_file, tmp_path, capsys):
-    from augkit.job_lock import FolderLock
+    from augkit.jobs.lock import FolderLock
 
     arguments = ["tune", str(rows_file), "--classifier", "tfidf", "-m", "eda", "-n", "2", "--no-progress"]
     held = FolderLock(tmp_path / "held")

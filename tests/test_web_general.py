@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.cli import main
-from augkit.table_io import read_table
+from augkit.cli.main import main
+from augkit.tables.io import read_table
 from augkit.web.general import (
     DROPPED_GREY,
     RunSettings,
@@ -284,7 +284,7 @@ def test_preview_then_run_downloads_augment_minus_the_unticked_and_the_command_r
 
 def as_written(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
     """``frame`` as it reads back once written like a download (to compare files with it)."""
-    from augkit.table_io import write_table
+    from augkit.tables.io import write_table
 
     write_table(frame, path)
     return read_table(path)
@@ -357,8 +357,8 @@ class _Shout(augkit.Augmenter):
 
 
 def test_a_plugins_method_appears_in_the_pipeline_choices_and_the_catalog_with_its_parameters():
-    from augkit.plugins import get_registry
-    from augkit.registry import PluginInfo, Registry
+    from augkit.registry.discovery import get_registry
+    from augkit.registry.registered import PluginInfo, Registry
     from augkit.web.catalog import catalog_markdown, pipeline_choices
 
     installed = get_registry()
@@ -375,8 +375,8 @@ def test_a_plugins_method_appears_in_the_pipeline_choices_and_the_catalog_with_i
 def test_a_plugin_tab_that_fails_to_build_leaves_a_note_and_the_rest_of_the_page(tmp_path):
     import gradio as gr
 
-    from augkit.plugins import get_registry
-    from augkit.registry import PluginInfo, Registry
+    from augkit.registry.discovery import get_registry
+    from augkit.registry.registered import PluginInfo, Registry
     from augkit.web.app import build_app
 
     def broken(context):

@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from augkit.errors import AugkitError
-from augkit.web.uploads import check_upload_size, download_path, format_size, parse_size, without_server_path
+from augkit.web.uploads import (
+    check_upload_size,
+    download_path,
+    format_size,
+    parse_size,
+    without_server_path,
+)
 
 
 @pytest.mark.parametrize(("text", "size"), [("20MB", 20_000_000), ("500 kb", 500_000), ("1MiB", 1_048_576), (2048, 2048), ("1.5GB", 1_500_000_000)])

@@ -20,10 +20,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from augkit.process_tree import descendants, running
+from augkit.engine.process_tree import descendants, running
 
 #: How long the workers may outlive their killed parent: the parent watch's period
-#: (augkit.parent_death.PARENT_CHECK_SECONDS, 1 s), and slack for a loaded machine (the
+#: (augkit.engine.parent_death.PARENT_CHECK_SECONDS, 1 s), and slack for a loaded machine (the
 #: parent-death signal itself acts at once).
 GRACE_SECONDS = 10
 #: Copies of the SST-2 training reviews in the input: enough rows that the run is still

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 import augkit
-import augkit.workers
-from augkit.augmenter import Augmenter
-from augkit.pipeline import Pipeline
+import augkit.engine.workers
+from augkit.pipeline.pipeline import Pipeline
+from augkit.steps.augmenter import Augmenter
 
 
 class _ReportsItsSignals(Augmenter):
@@ -39,13 +39,13 @@ def texts(banking77_10shot) -> list[str]:
 def stops_recorded(monkeypatch) -> list[int]:
     """Every call of the pool's early stop, recorded (and still carried out)."""
     calls: list[int] = []
-    stop = augkit.workers._stop_workers
+    stop = augkit.engine.workers._stop_workers
 
     def recorded(pool):
         calls.append(1)
         stop(pool)
 
-    monkeypatch.setattr(augkit.workers, "_stop_workers", recorded)
+    monkeypatch.setattr(augkit.engine.workers, "_stop_workers", recorded)
     return calls
 
 

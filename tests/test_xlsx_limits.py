@@ -11,10 +11,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from augkit.cli import main
+from augkit.cli.main import main
 from augkit.errors import InputError
-from augkit.table_io import read_table
-from augkit.xlsx_limits import XlsxLimits, check_workbook
+from augkit.tables.io import read_table
+from augkit.tables.xlsx_limits import XlsxLimits, check_workbook
 from conftest import banking77_workbook_with_sheet, read_lines
 
 #: Rows of the zip bomb: one BANKING77 row repeated, which inflates to 53 MB, as in the issue.

@@ -9,17 +9,16 @@ comma-separated integers). :func:`report_from_columns` sums them into the run's 
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-import json
-
-from augkit.report import AugmentationReport
-from augkit.trace import TraceEntry, entry_from_tuple
+from augkit.reporting.report import AugmentationReport
+from augkit.reporting.trace import TraceEntry, entry_from_tuple
 
 REASON_COLUMN = "__augkit_reason"
 COUNTS_COLUMN = "__augkit_counts"
-#: A source row's trace (:mod:`augkit.trace`), as JSON, when the run keeps one.
+#: A source row's trace (:mod:`augkit.reporting.trace`), as JSON, when the run keeps one.
 TRACE_COLUMN = "__augkit_trace"
 
 
@@ -47,7 +46,7 @@ def report_from_columns(
     """The run's report from the carried columns (each value once per source row; None and
     ``""`` on the other rows), the output's own counts, and the source and text of each
     row that carries a reason (aligned with ``reasons``, to name the rows
-    :func:`augkit.report.names_rows`)."""
+    :func:`augkit.reporting.report.names_rows`)."""
     report = AugmentationReport(rows_read=rows, original_rows_written=rows if keep_original else 0, n=n,
                                 augmentations=augmentations, rows_augmented=rows_augmented)
     report.without_augmentation = Counter(reason for reason in reasons if isinstance(reason, str) and reason)

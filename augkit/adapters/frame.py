@@ -11,21 +11,32 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from augkit.adapters.carried_counts import COUNTS_COLUMN, REASON_COLUMN, TRACE_COLUMN, encode_counts, encode_traces
+from augkit.adapters.carried_counts import (
+    COUNTS_COLUMN,
+    REASON_COLUMN,
+    TRACE_COLUMN,
+    encode_counts,
+    encode_traces,
+)
 from augkit.adapters.provenance import (
     METHOD_COLUMN,
     SOURCE_COLUMN,
     check_free_columns,
     score_columns,
 )
-from augkit.engine import run_pipeline
+from augkit.engine.run import run_pipeline
+from augkit.engine.run_options import RunOptions
 from augkit.errors import InputError
-from augkit.inputs import coerced_text, is_missing
-from augkit.pipeline import Pipeline
+from augkit.pipeline.pipeline import Pipeline
+from augkit.pipeline.row_context import (
+    CHANGED_COLUMN,
+    LABEL_FROM_COLUMN,
+    changed_columns,
+    check_context_columns,
+)
 from augkit.protection.output import realigned_tags
-from augkit.report import AugmentationReport
-from augkit.row_context import CHANGED_COLUMN, LABEL_FROM_COLUMN, changed_columns, check_context_columns
-from augkit.run_options import RunOptions
+from augkit.reporting.report import AugmentationReport
+from augkit.steps.inputs import coerced_text, is_missing
 
 
 def augment_frame(
@@ -47,7 +58,7 @@ def augment_frame(
     rows elsewhere; needs ``keep_original``). With ``options.trace`` the report holds the
     trace, each source named by its index label (and carried along with the counts).
     ``context_columns`` maps the logical names the pipeline's augmenters read to columns of
-    ``frame`` (:mod:`augkit.row_context`). ``protect_column`` holds each row's protected
+    ``frame`` (:mod:`augkit.pipeline.row_context`). ``protect_column`` holds each row's protected
     spans, phrases or BIO tags (:mod:`augkit.protection`); an augmentation of a row tagged
     BIO gets its own re-aligned tags there."""
     import numpy as np
@@ -120,7 +131,7 @@ def augment_frame(
 
 def texts_as_strings(column: Any) -> Any:
     """``column`` with every value that is neither a string nor missing replaced by the string
-    it was augmented as (:func:`augkit.inputs.coerced_text`): the text column of a file written
+    it was augmented as (:func:`augkit.steps.inputs.coerced_text`): the text column of a file written
     after ``coerce=True``, which Parquet cannot store mixing floats and strings. Missing values
     stay missing; ``column`` itself comes back when nothing needs turning."""
     import pandas as pd

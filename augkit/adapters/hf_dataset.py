@@ -31,13 +31,19 @@ from augkit.adapters.carried_counts import (
 )
 from augkit.adapters.frame import check_columns
 from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
-from augkit.engine import prepare_pipeline, protection_request, run_pipeline
+from augkit.engine.run import prepare_pipeline, protection_request, run_pipeline
+from augkit.engine.run_options import RunOptions
 from augkit.errors import UsageError
-from augkit.pipeline import Pipeline, Preparation
+from augkit.pipeline.calibrate import Preparation
+from augkit.pipeline.pipeline import Pipeline
+from augkit.pipeline.row_context import (
+    CHANGED_COLUMN,
+    LABEL_FROM_COLUMN,
+    changed_columns,
+    check_context_columns,
+)
 from augkit.protection.output import realigned_tags
-from augkit.report import AugmentationReport
-from augkit.row_context import CHANGED_COLUMN, LABEL_FROM_COLUMN, changed_columns, check_context_columns
-from augkit.run_options import RunOptions
+from augkit.reporting.report import AugmentationReport
 
 _PLACEHOLDER = "__augkit_placeholder"  # a row emitted only to carry a reason (keep_original=False)
 
@@ -57,7 +63,7 @@ def augment_dataset(
     (lazily). With ``options.trace``, the report holds the trace of a ``Dataset`` (each
     source named by its position); an ``IterableDataset`` has none (nothing has run yet).
     ``context_columns`` maps the logical names the pipeline's augmenters read to columns
-    (:mod:`augkit.row_context`); ``protect_column`` each row's protection
+    (:mod:`augkit.pipeline.row_context`); ``protect_column`` each row's protection
     (:mod:`augkit.protection`), re-aligned BIO tags written there for augmentations of
     tagged rows."""
     import datasets

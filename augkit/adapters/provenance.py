@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from augkit.candidate import Candidate
 from augkit.errors import InputError
+from augkit.steps.candidate import Candidate
 
 SOURCE_COLUMN = "augkit_source"
 METHOD_COLUMN = "augkit_method"

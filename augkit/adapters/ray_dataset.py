@@ -16,14 +16,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from augkit.adapters.carried_counts import COUNTS_COLUMN, REASON_COLUMN, TRACE_COLUMN, decode_traces, report_from_columns
+from augkit.adapters.carried_counts import (
+    COUNTS_COLUMN,
+    REASON_COLUMN,
+    TRACE_COLUMN,
+    decode_traces,
+    report_from_columns,
+)
 from augkit.adapters.frame import augment_frame, check_columns
 from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
-from augkit.engine import prepare_pipeline, protection_request
-from augkit.pipeline import Pipeline, Preparation
-from augkit.row_context import check_context_columns
-from augkit.report import AugmentationReport
-from augkit.run_options import RunOptions
+from augkit.engine.run import prepare_pipeline, protection_request
+from augkit.engine.run_options import RunOptions
+from augkit.pipeline.calibrate import Preparation
+from augkit.pipeline.pipeline import Pipeline
+from augkit.pipeline.row_context import check_context_columns
+from augkit.reporting.report import AugmentationReport
 
 _POSITION = "__augkit_position"
 #: Restarts of a dead actor, and retries of the batch it was running.
@@ -47,7 +54,7 @@ def augment_ray_dataset(
     """Augment a ``ray.data.Dataset`` with a pool of ``options.workers`` actors. With
     ``options.trace`` the report holds the trace, each source named by its position.
     ``context_columns`` maps the logical names the pipeline's augmenters read to columns
-    (:mod:`augkit.row_context`); ``protect_column`` each row's protection (:mod:`augkit.protection`)."""
+    (:mod:`augkit.pipeline.row_context`); ``protect_column`` each row's protection (:mod:`augkit.protection`)."""
     import ray
 
     mapping = dict(context_columns or {})

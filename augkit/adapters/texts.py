@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from augkit.engine import run_pipeline
+from augkit.engine.run import run_pipeline
+from augkit.engine.run_options import RunOptions
 from augkit.errors import UsageError
-from augkit.pipeline import Pipeline
-from augkit.report import AugmentationReport
-from augkit.run_options import RunOptions
+from augkit.pipeline.pipeline import Pipeline
+from augkit.reporting.report import AugmentationReport
 
 
 def augment_texts(pipeline: Pipeline, texts: Sequence, options: RunOptions) -> tuple[list[list[str]], AugmentationReport]:

@@ -3,7 +3,6 @@
 Importing this package is light: the embedding filters load their encoder on first use.
 """
 
-from augkit.filters.base import BatchContext, DatasetContext, Filter
 from augkit.filters.bertscore import BertScoreScorer
 from augkit.filters.bleu_to_source import BleuToSourceScorer
 from augkit.filters.dedup import ExactDuplicateFilter
@@ -23,6 +22,8 @@ from augkit.filters.repetition import RepetitionFilter
 from augkit.filters.scorer import Scorer
 from augkit.filters.semantic import SemanticFilter
 from augkit.filters.top_k import TopKFilter
+from augkit.steps.context import BatchContext, DatasetContext
+from augkit.steps.filter import Filter
 
 __all__ = [
     "BatchContext",

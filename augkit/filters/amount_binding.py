@@ -16,7 +16,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from augkit.filters.counted_units import (
-    CURRENCY_ADJECTIVES, CURRENCY_BEFORE_AMOUNT, CURRENCY_NAMES, TIME_GAP_WORDS, amount_of_time, format_amount, is_amount,
+    CURRENCY_ADJECTIVES,
+    CURRENCY_BEFORE_AMOUNT,
+    CURRENCY_NAMES,
+    TIME_GAP_WORDS,
+    amount_of_time,
+    format_amount,
+    is_amount,
 )
 
 # What a piece is to the binder.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from augkit.errors import InvalidParameterError
 from augkit.filters.scorer import Scorer, check_model_and_device
-from augkit.model_needs import ModelNeed
 from augkit.metrics._bertscore import DEFAULT_BERTSCORE_MODEL
+from augkit.models.needs import ModelNeed
 
 
 class BertScoreScorer(Scorer):

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from augkit.candidate import Candidate
-from augkit.filters.base import BatchContext, Filter
+from augkit.steps.candidate import Candidate
+from augkit.steps.context import BatchContext
+from augkit.steps.filter import Filter
 
 #: What ``ignore_final_punctuation`` strips from a text's end: spaces, full stops, question
 #: and exclamation marks ("How do I pay?" and "How do I pay" ask the same question).

@@ -4,9 +4,9 @@ use it through :meth:`EditRatioFilter.ratio` and :meth:`EditRatioFilter.keeps`).
 
 from __future__ import annotations
 
-from augkit.candidate import Candidate
 from augkit.errors import InvalidParameterError
-from augkit.filters.base import Filter, check_sources
+from augkit.steps.candidate import Candidate
+from augkit.steps.filter import Filter, check_sources
 
 _LEVELS = ("char", "word")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from augkit.candidate import Candidate
-from augkit.model_needs import ModelNeed
+from augkit.models.needs import ModelNeed
+from augkit.steps.candidate import Candidate
 
 
 def encoder_for(step: Any):
@@ -33,7 +33,9 @@ def candidate_source_similarity(
     source_rows = [index for index, row in enumerate(candidates) for _ in row]
     source_vectors = encoder.encode(sources)
     candidate_vectors = encoder.encode(texts)
-    from augkit.models.encoder import pairwise_cosine  # the model runtime loads on first use
+    from augkit.models.encoder import (
+        pairwise_cosine,  # the model runtime loads on first use
+    )
 
     flat = pairwise_cosine(candidate_vectors, source_vectors[source_rows]).tolist()
     out, start = [], 0

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from augkit.candidate import Candidate
 from augkit.errors import InvalidParameterError
-from augkit.filters.base import BatchContext, Filter, check_sources
-from augkit.metrics._entailment import DEFAULT_NLI_MODEL, EntailmentOracle, RELATIONS
-from augkit.model_needs import ModelNeed
+from augkit.metrics._entailment import DEFAULT_NLI_MODEL, RELATIONS, EntailmentOracle
+from augkit.models.needs import ModelNeed
+from augkit.steps.candidate import Candidate
+from augkit.steps.context import BatchContext
+from augkit.steps.filter import Filter, check_sources
 
 
 class EntailmentFilter(Filter):

@@ -8,10 +8,10 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from augkit.errors import InvalidParameterError
-from augkit.filters.base import DatasetContext
 from augkit.filters.label_safety import LabelSafetyFilter, Mismatch, word_set
 from augkit.filters.learnt_names import SOURCES, NameGazetteer, learn_names
-from augkit.params import unknown_name_message
+from augkit.steps.context import DatasetContext
+from augkit.steps.params import unknown_name_message
 from augkit.text import split_words
 
 #: What the filter can look for, all on by default.

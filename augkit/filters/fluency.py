@@ -6,7 +6,7 @@ import math
 
 from augkit.errors import InvalidParameterError
 from augkit.filters.scorer import Scorer, check_model_and_device
-from augkit.model_needs import ModelNeed
+from augkit.models.needs import ModelNeed
 
 #: The language model ``fluency`` scores with unless told otherwise: GPT-2 small, the model
 #: ParaMac scores fluency with.

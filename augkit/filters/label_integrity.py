@@ -6,10 +6,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from augkit.candidate import Candidate
 from augkit.errors import InputError, UsageError
-from augkit.filters.base import BatchContext, DatasetContext, Filter, check_sources
 from augkit.filters.embedding import encoder_for, encoder_needs
+from augkit.steps.candidate import Candidate
+from augkit.steps.context import BatchContext, DatasetContext
+from augkit.steps.filter import Filter, check_sources
 
 #: Candidate rows times originals compared at once (bounds memory to about 64 MB).
 _SIMILARITY_CELLS_PER_CHUNK = 16_000_000
@@ -100,7 +101,10 @@ class LabelIntegrityFilter(Filter):
         """Best allowed similarity minus best forbidden similarity, per candidate."""
         import numpy as np
 
-        from augkit.models.encoder import cosine_matrix, pairwise_cosine  # the model runtime loads on first use
+        from augkit.models.encoder import (  # the model runtime loads on first use
+            cosine_matrix,
+            pairwise_cosine,
+        )
 
         vectors = encoder_for(self).encode([candidate.text for _, candidate in flat])
         rows = [row_index for row_index, _ in flat]

@@ -15,10 +15,9 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from augkit.candidate import Candidate
 from augkit.errors import InvalidParameterError
-from augkit.filters.base import Filter, check_sources
-
+from augkit.steps.candidate import Candidate
+from augkit.steps.filter import Filter, check_sources
 
 #: What a filter compares: a tuple whose first item is its canonical form (then as written, ...).
 Clue = TypeVar("Clue", bound=tuple)

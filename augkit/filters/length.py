@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from augkit.candidate import Candidate
 from augkit.errors import InvalidParameterError
-from augkit.filters.base import Filter, check_sources
+from augkit.steps.candidate import Candidate
+from augkit.steps.filter import Filter, check_sources
 from augkit.text import split_words
 
 _UNITS = ("words", "chars")

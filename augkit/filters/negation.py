@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from augkit.errors import InvalidParameterError
-from augkit.filters.label_safety import LabelSafetyFilter, Mismatch, describe_difference, multiset_difference, word_set
+from augkit.filters.label_safety import (
+    LabelSafetyFilter,
+    Mismatch,
+    describe_difference,
+    multiset_difference,
+    word_set,
+)
 from augkit.text import split_words
 
 #: Words that negate, in lower case. The forms users type without an apostrophe are listed

@@ -17,9 +17,31 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from augkit.filters.amount_binding import (
-    AMOUNT, COUNTED, CURRENCY, FRACTION, LEAD, MONTH, ORDINAL, OTHER, SINGLE, SYMBOL, TRAIL, UNIT, VAGUE, Piece, bind,
+    AMOUNT,
+    COUNTED,
+    CURRENCY,
+    FRACTION,
+    LEAD,
+    MONTH,
+    ORDINAL,
+    OTHER,
+    SINGLE,
+    SYMBOL,
+    TRAIL,
+    UNIT,
+    VAGUE,
+    Piece,
+    bind,
 )
-from augkit.filters.counted_units import SYMBOLS, TIME_GAP_WORDS, TIME_WORDS_NOT_COUNTED, TIMES, counted_unit, format_amount, is_amount
+from augkit.filters.counted_units import (
+    SYMBOLS,
+    TIME_GAP_WORDS,
+    TIME_WORDS_NOT_COUNTED,
+    TIMES,
+    counted_unit,
+    format_amount,
+    is_amount,
+)
 
 _UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,

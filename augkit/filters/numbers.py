@@ -6,8 +6,21 @@ from collections.abc import Collection
 
 from augkit.filters.amount_binding import CURRENCY
 from augkit.filters.counted_units import CURRENCY_NAMES
-from augkit.filters.label_safety import LabelSafetyFilter, Mismatch, describe_difference, multiset_difference, word_set
-from augkit.filters.number_expressions import ARTICLE, TIME_WORDS, Expression, names_a_number, read_expressions, same_direction
+from augkit.filters.label_safety import (
+    LabelSafetyFilter,
+    Mismatch,
+    describe_difference,
+    multiset_difference,
+    word_set,
+)
+from augkit.filters.number_expressions import (
+    ARTICLE,
+    TIME_WORDS,
+    Expression,
+    names_a_number,
+    read_expressions,
+    same_direction,
+)
 
 __all__ = ["TIME_WORDS", "NumbersFilter"]
 

@@ -6,9 +6,9 @@ import difflib
 import math
 from typing import Any
 
-from augkit.candidate import Candidate
 from augkit.errors import InputError, InvalidParameterError
-from augkit.filters.base import Filter, check_sources
+from augkit.steps.candidate import Candidate
+from augkit.steps.filter import Filter, check_sources
 
 #: How each score is put on a common scale before weighting (see :class:`RankFilter`).
 NORMALIZATIONS = ("minmax", "zscore", "raw")

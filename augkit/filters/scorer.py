@@ -8,9 +8,10 @@ from collections.abc import Mapping, Sequence
 from numbers import Real
 from typing import Any
 
-from augkit.candidate import Candidate
 from augkit.errors import AugmenterOutputError, UsageError
-from augkit.filters.base import BatchContext, Filter, check_sources
+from augkit.steps.candidate import Candidate
+from augkit.steps.context import BatchContext
+from augkit.steps.filter import Filter, check_sources
 
 #: What a scorer gives one candidate: a number when it declares one score, else a mapping
 #: of each declared score name to a number.

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from augkit.candidate import Candidate
 from augkit.errors import InvalidParameterError
-from augkit.filters.base import BatchContext, DatasetContext, Filter, check_sources
-from augkit.filters.embedding import candidate_source_similarity, encoder_for, encoder_needs
+from augkit.filters.embedding import (
+    candidate_source_similarity,
+    encoder_for,
+    encoder_needs,
+)
+from augkit.steps.candidate import Candidate
+from augkit.steps.context import BatchContext, DatasetContext
+from augkit.steps.filter import Filter, check_sources
 
 
 class SemanticFilter(Filter):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from augkit.candidate import Candidate
 from augkit.errors import InputError, InvalidParameterError
-from augkit.filters.base import Filter, check_sources
+from augkit.steps.candidate import Candidate
+from augkit.steps.filter import Filter, check_sources
 
 
 class TopKFilter(Filter):

@@ -20,7 +20,11 @@ code, and shares one copy per process; :func:`load_for_training` gives a private
 fine-tune. Importing this package is light; torch and transformers load with the first model.
 """
 
-from augkit.models.batching import DEFAULT_TOKEN_BUDGET, PAD_MULTIPLE, token_budget_batches
+from augkit.models.batching import (
+    DEFAULT_TOKEN_BUDGET,
+    PAD_MULTIPLE,
+    token_budget_batches,
+)
 from augkit.models.causal_lm import CausalLM
 from augkit.models.device import resolve_device, resolve_dtype
 from augkit.models.encoder import SentenceEncoder, get_encoder

@@ -18,8 +18,8 @@ from augkit.models.batching import DEFAULT_TOKEN_BUDGET, pad_rows, token_budget_
 from augkit.models.device import seeded_torch
 from augkit.models.limits import warn_cut
 from augkit.models.loaded import LoadedModel
-from augkit.progress import progress_bar
 from augkit.seeding import RowSeeder
+from augkit.terminal.progress import progress_bar
 
 #: Step key of the per-prompt seeds derived from ``generate(..., seed=)``.
 GENERATION_SEED_KEY = "causal-lm-generate"

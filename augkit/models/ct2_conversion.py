@@ -23,9 +23,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from augkit.cache_root import cache_folder
 from augkit.errors import MissingDependencyError, ModelNotAvailableError
-from augkit.hub_access import may_download
+from augkit.files.cache_root import cache_folder
+from augkit.models.hub_access import may_download
 from augkit.models.spec import ModelSource
 
 CACHE_NAME = "ctranslate2"

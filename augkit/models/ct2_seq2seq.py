@@ -147,7 +147,12 @@ def load_ctranslate2(source: Any, device: str, compute_type: str, threads: int |
         import ctranslate2
     except ImportError as error:
         raise MissingDependencyError('runtime="ctranslate2" needs the ctranslate2 package: pip install "augkit[ctranslate2]"') from error
-    from transformers import AutoConfig, AutoTokenizer, GenerationConfig, PretrainedConfig
+    from transformers import (
+        AutoConfig,
+        AutoTokenizer,
+        GenerationConfig,
+        PretrainedConfig,
+    )
 
     from augkit.models.ct2_conversion import converted_model
 

@@ -31,10 +31,10 @@ from augkit.errors import (
     MissingDependencyError,
     ModelNotAvailableError,
 )
-from augkit.model_availability import model_not_available_message
+from augkit.models.availability import model_not_available_message
 from augkit.models.batching import MIN_TOKENS_PER_PASS, PAD_MULTIPLE, filler_rows
 from augkit.models.device import resolve_device
-from augkit.progress import third_party_bars
+from augkit.terminal.progress import third_party_bars
 
 logger = logging.getLogger("augkit")
 
@@ -298,8 +298,8 @@ def encoder_repositories(name: str) -> tuple[str, ...]:
 def _offline_first(model: str) -> dict[str, Any]:
     """``SentenceTransformer``'s options for ``model``: none for a folder; ``local_files_only``
     when the Hugging Face cache holds it (no network touched); otherwise none once the hub is
-    found to hold it (:func:`augkit.hub_access.may_download` raises why not, asked once per run)."""
-    from augkit.hub_access import in_hub_cache, may_download
+    found to hold it (:func:`augkit.models.hub_access.may_download` raises why not, asked once per run)."""
+    from augkit.models.hub_access import in_hub_cache, may_download
 
     if os.path.isdir(os.path.expanduser(model)):
         return {}

@@ -8,13 +8,17 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from augkit.errors import InvalidParameterError, MissingDependencyError, ModelNotAvailableError
-from augkit.hub_access import may_download, note_unreachable
-from augkit.model_availability import model_not_available_message
-from augkit.model_needs import MODEL_KINDS
+from augkit.errors import (
+    InvalidParameterError,
+    MissingDependencyError,
+    ModelNotAvailableError,
+)
+from augkit.models.availability import model_not_available_message
 from augkit.models.device import resolve_device, resolve_dtype
+from augkit.models.hub_access import may_download, note_unreachable
+from augkit.models.needs import MODEL_KINDS
 from augkit.models.spec import ModelSource, ModelSpec, resolve_model_source
-from augkit.progress import third_party_bars
+from augkit.terminal.progress import third_party_bars
 
 MODELS_EXTRA = 'pip install "augkit[models]"'
 
@@ -154,7 +158,7 @@ def clear_model_cache() -> None:
 
 
 #: The transformers auto class of each kind of model (named in messages as
-#: :data:`augkit.model_needs.MODEL_KINDS` says).
+#: :data:`augkit.models.needs.MODEL_KINDS` says).
 _AUTO_CLASSES = {
     "seq2seq": "AutoModelForSeq2SeqLM",
     "causal": "AutoModelForCausalLM",
@@ -187,7 +191,7 @@ def _load_pretrained(source: ModelSource, kind: str, device: str, torch_dtype: A
 
 def _from_local_first(load, source: ModelSource, options: dict) -> Any:
     """Load from the local cache without touching the network; only when that fails ask the
-    hub, and only when it may be asked (:func:`augkit.hub_access.may_download`: once per run,
+    hub, and only when it may be asked (:func:`augkit.models.hub_access.may_download`: once per run,
     no retries), so that a cached model never waits on a dead network and a missing one
     fails at once."""
     if source.local:

@@ -15,7 +15,7 @@ from augkit.errors import InvalidParameterError
 from augkit.models.batching import DEFAULT_TOKEN_BUDGET, pad_rows, token_budget_batches
 from augkit.models.limits import warn_cut
 from augkit.models.loaded import LoadedModel
-from augkit.progress import progress_bar
+from augkit.terminal.progress import progress_bar
 
 #: A character span of a text: ``text[start:end]`` is replaced by one mask token
 #: (``start == end`` inserts a mask there).

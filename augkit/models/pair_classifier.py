@@ -15,7 +15,7 @@ from augkit.errors import InvalidParameterError
 from augkit.models.batching import DEFAULT_TOKEN_BUDGET, pad_rows, token_budget_batches
 from augkit.models.limits import warn_cut
 from augkit.models.loaded import LoadedModel
-from augkit.progress import progress_bar
+from augkit.terminal.progress import progress_bar
 
 
 class PairClassifier(LoadedModel):

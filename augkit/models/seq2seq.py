@@ -24,8 +24,8 @@ from augkit.models.batching import (
 from augkit.models.device import seeded_torch
 from augkit.models.loaded import LoadedModel
 from augkit.models.long_inputs import Piece, pack_pieces
-from augkit.progress import progress_bar
 from augkit.seeding import RowSeeder
+from augkit.terminal.progress import progress_bar
 
 #: A model whose tokenizer claims no limit (a huge sentinel) is cut here.
 FALLBACK_MAX_INPUT_TOKENS = 512

@@ -17,11 +17,17 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from augkit.errors import InvalidParameterError
-from augkit.models.batching import DEFAULT_TOKEN_BUDGET, filler_rows, pad_rows, padded_length, token_budget_batches
+from augkit.models.batching import (
+    DEFAULT_TOKEN_BUDGET,
+    filler_rows,
+    pad_rows,
+    padded_length,
+    token_budget_batches,
+)
 from augkit.models.limits import warn_cut
 from augkit.models.loaded import LoadedModel
 from augkit.models.spec import ModelSpec, resolve_model_source
-from augkit.progress import progress_bar
+from augkit.terminal.progress import progress_bar
 
 #: Tokenizer classes that get a space before the text. Byte-level BPE (GPT-2, RoBERTa) spells
 #: a word differently at the start of a text ("Card") than after a space ("ĠCard"); BERTScore

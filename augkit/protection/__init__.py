@@ -1,5 +1,11 @@
 """Protected spans (``protect=``, ``protect_column=``): what no method may change in a row."""
 
-from augkit.protection.spans import CODE, PHRASE, SLOT, ProtectedSpan, RowProtection
+from augkit.steps.protected_spans import (
+    CODE,
+    PHRASE,
+    SLOT,
+    ProtectedSpan,
+    RowProtection,
+)
 
 __all__ = ["CODE", "PHRASE", "SLOT", "ProtectedSpan", "RowProtection"]

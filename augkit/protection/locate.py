@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
-from augkit.protection.spans import SLOT, ProtectedSpan, RowProtection
+from augkit.steps.protected_spans import SLOT, ProtectedSpan, RowProtection
 
 _WHITESPACE_WORD = re.compile(r"\S+")
 #: A candidate of any kind (a string, an :class:`augkit.Candidate`).
@@ -44,7 +44,7 @@ def spans_kept_first(candidates: Iterable[T], spans: RowProtection, text: Callab
     so that cutting to ``n`` keeps the candidates the ``protected`` step will not drop.
     ``text`` reads a candidate's text (default: the candidate is a string).
 
-    >>> from augkit.protection.spans import ProtectedSpan
+    >>> from augkit.steps.protected_spans import ProtectedSpan
     >>> spans_kept_first(["book a table", "book one at lax", "a table at lax"], (ProtectedSpan(0, 3, "lax", "code"),))
     ['book one at lax', 'a table at lax', 'book a table']
     """

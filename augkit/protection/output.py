@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from augkit.candidate import Candidate
 from augkit.protection.locate import bio_tags
 from augkit.protection.reading import RunProtection
+from augkit.steps.candidate import Candidate
 
 
 def realigned_tags(protection: RunProtection, positions: Sequence[int], made: Sequence[Candidate | None]) -> list[str | None]:

@@ -20,13 +20,19 @@ from __future__ import annotations
 import functools
 import json
 import re
-from dataclasses import dataclass
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from augkit.errors import InputError, InvalidParameterError
-from augkit.inputs import is_missing
-from augkit.protection.spans import CODE, PHRASE, SLOT, ProtectedSpan, RowProtection
+from augkit.steps.inputs import is_missing
+from augkit.steps.protected_spans import (
+    CODE,
+    PHRASE,
+    SLOT,
+    ProtectedSpan,
+    RowProtection,
+)
 from augkit.text import split_words
 
 #: One BIO tag: ``O``, or ``B-``/``I-`` and a slot type.

@@ -9,15 +9,10 @@ dropped candidate lost.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from augkit.candidate import Candidate
-from augkit.errors import UsageError
-from augkit.filters.base import BatchContext, Filter, check_sources
 from augkit.protection.locate import describe_lost, lost_spans
-
-if TYPE_CHECKING:
-    from augkit.pipeline import Pipeline
+from augkit.steps.candidate import Candidate
+from augkit.steps.context import BatchContext
+from augkit.steps.filter import Filter, check_sources
 
 
 class ProtectedSpansFilter(Filter):
@@ -54,9 +49,3 @@ class ProtectedSpansFilter(Filter):
         return candidates  # without a batch context there is nothing protected
 
 
-def check_protect_column(pipeline: Pipeline, protect_column: str | None) -> None:
-    """A protect column needs the ``protected`` step: without it a candidate could lose a
-    tagged slot, and its BIO tags could not be re-aligned."""
-    if protect_column is not None and not any(isinstance(step, ProtectedSpansFilter) for step in pipeline.filters):
-        raise UsageError(f"protect_column={protect_column!r} needs the pipeline's 'protected' step, which "
-                         f"{pipeline.spec!r} leaves out ([protected=false]); drop that option")

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from augkit.protection.spans import RowProtection
+from augkit.steps.protected_spans import RowProtection
 from augkit.text import WordSequence
 
 #: What :func:`span_of_words` gives a word no span covers.

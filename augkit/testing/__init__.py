@@ -11,11 +11,16 @@ classifier with tokenizers trained on the fly; :func:`bert_base_shape` and
 transformers, tokenizers or sentencepiece; they are imported when a model is built.
 """
 
-from augkit.testing.bert import NLI_LABELS, bert_base_shape, build_bert_masked_lm, build_pair_classifier
+from augkit.testing.bert import (
+    NLI_LABELS,
+    bert_base_shape,
+    build_bert_masked_lm,
+    build_pair_classifier,
+)
+from augkit.testing.chat import build_chat_model
 from augkit.testing.gpt2 import build_gpt2_causal_lm, gpt2_small_shape
 from augkit.testing.marian import build_marian_model, build_marian_pair, opus_mt_shape
 from augkit.testing.t5 import build_t5_model, t5_base_shape
-from augkit.testing.chat import build_chat_model
 
 __all__ = [
     "NLI_LABELS",

@@ -5,7 +5,7 @@ Modules: :mod:`~augkit.tuning.split` (stratified, seeded validation splits),
 (the judges: logistic regression on frozen MiniLM or on TF-IDF),
 :mod:`~augkit.tuning.runner` (:func:`tune`), :mod:`~augkit.tuning.ranking` (paired gains
 and the recommendation), :mod:`~augkit.tuning.job` (the resumable job folder),
-:mod:`~augkit.tuning.summary` (the closing words) and :mod:`~augkit.tuning.cli`.
+:mod:`~augkit.tuning.summary` (the closing words) and the command, :mod:`augkit.cli.tune`.
 Guide: docs/tune.md.
 """
 

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from augkit.atomic_files import atomic_write
 from augkit.errors import UsageError
-from augkit.jobs import JobDamagedError
-from augkit.os_errors import naming
+from augkit.files.atomic import atomic_write
+from augkit.files.os_errors import naming
+from augkit.jobs.job_folder import JobDamagedError
 
 SETTINGS_FILE, RUNS_FILE = "settings.json", "runs.jsonl"
 RANKING_FILE, SUMMARY_FILE = "ranking.csv", "summary.md"
@@ -67,7 +67,7 @@ class TuneJob:
         ``resume``); None keeps everything in memory."""
         if folder is None:
             return cls(None, settings, [])
-        from augkit.job_lock import lock_output_folder
+        from augkit.jobs.lock import lock_output_folder
 
         folder = Path(folder)
         lock = lock_output_folder(folder, runs="augkit tune")
@@ -105,7 +105,7 @@ class TuneJob:
 
     def release(self) -> None:
         if self._lock is not None:
-            from augkit.job_lock import OWNER_FILE
+            from augkit.jobs.lock import OWNER_FILE
 
             (self.folder / OWNER_FILE).unlink(missing_ok=True)
             self._lock.release()

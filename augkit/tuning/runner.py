@@ -26,7 +26,15 @@ from augkit.tuning.classifiers import C_GRID, make_classifier
 from augkit.tuning.job import RunRecord, TuneJob
 from augkit.tuning.ranking import Ranking, rank
 from augkit.tuning.resolution import too_coarse
-from augkit.tuning.space import BASELINE, DEFAULT_N, DEFAULT_PIPELINES, DEFAULT_WEIGHTS, NONE, Configuration, search_space
+from augkit.tuning.space import (
+    BASELINE,
+    DEFAULT_N,
+    DEFAULT_PIPELINES,
+    DEFAULT_WEIGHTS,
+    NONE,
+    Configuration,
+    search_space,
+)
 from augkit.tuning.split import ValidationSplit, stratified_split
 
 DEFAULT_SPLITS = 3
@@ -122,7 +130,7 @@ def tune(
     >>> result = augkit.tune(df, label_column="label", seed=0)      # doctest: +SKIP
     >>> result.table.head(3), result.recommended
     """
-    from augkit.progress import progress_bar, run_progress
+    from augkit.terminal.progress import progress_bar, run_progress
 
     started = time.monotonic()
     rows = _labelled_rows(data, text_column, label_column)
@@ -196,9 +204,9 @@ def _run_split(job: TuneJob, model: Any, rows: _Data, layout: ValidationSplit, i
 
 
 def _augment(train: Any, configuration: Configuration, seed: int) -> Any:
-    import augkit
+    from augkit.api import augment
 
-    return augkit.augment(train, configuration.pipeline, n=configuration.n, seed=seed, text_column="text",
+    return augment(train, configuration.pipeline, n=configuration.n, seed=seed, text_column="text",
                           label_column="label", progress=False)
 
 

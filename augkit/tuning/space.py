@@ -44,14 +44,14 @@ def search_space(pipelines: Iterable[str] = DEFAULT_PIPELINES, ns: Iterable[int]
                  weights: Iterable[float] = DEFAULT_WEIGHTS) -> list[Configuration]:
     """Every (pipeline, n, weight) combination, checked: each pipeline builds (an unknown
     method, filter or parameter fails here, before any run), ``n`` >= 1, ``0 < weight``."""
-    import augkit
+    from augkit.pipeline.pipeline import Pipeline
 
     pipelines, ns, weights = _distinct(pipelines, "pipeline"), _distinct(ns, "n"), _distinct(weights, "weight")
     for pipeline in pipelines:
         if pipeline.strip().lower() == NONE:
             raise InvalidParameterError("'none' is always tried (it is what every configuration is compared with); "
                                         "list only augmentation pipelines")
-        augkit.Pipeline.from_string(pipeline)
+        Pipeline.from_string(pipeline)
     for n in ns:
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise InvalidParameterError(f"n must be a whole number >= 1, got {n!r}")

@@ -16,8 +16,8 @@ from augkit.web.uploads import (
     format_size,
     parse_size,
     read_upload,
-    without_server_path,
     upload_xlsx_limits,
+    without_server_path,
 )
 
 __all__ = [

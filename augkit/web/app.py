@@ -24,7 +24,7 @@ def build_app(max_file_size: int, temp_dir: str | Path, *, registry: Any = None)
     """The page; ``max_file_size`` in bytes, ``temp_dir`` the folder built files go to.
     Launch it with ``max_file_size`` too, so that the server itself refuses larger uploads.
     A plugin tab that fails to build is left out with a note on the page (and in the log)."""
-    from augkit.plugins import get_registry
+    from augkit.registry.discovery import get_registry
 
     registry = registry if registry is not None else get_registry()
     context = TabContext(max_file_size=max_file_size, temp_dir=Path(temp_dir))

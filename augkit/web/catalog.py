@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from augkit.params import REQUIRED
+from augkit.steps.params import REQUIRED
 
 #: Pipelines offered beside the bare method names: the offline ones the docs use.
 EXAMPLE_PIPELINES = ("eda|semantic", "eda+aeda|dedup", "backtranslation|label_integrity")

@@ -159,8 +159,8 @@ def run_traced(frame: Any, settings: RunSettings, *, on_rows: Callable[[int, int
     summary."""
     from augkit.adapters.frame import augment_frame
     from augkit.api import build_pipeline, check_models_for_run
-    from augkit.run_options import RunOptions
-    from augkit.trace import trace_frame
+    from augkit.engine.run_options import RunOptions
+    from augkit.reporting.trace import trace_frame
 
     settings.checked(list(frame.columns))
     pipeline = build_pipeline(settings.pipeline.strip(), {})
@@ -343,7 +343,7 @@ def command_line(upload_name: str, settings: RunSettings, removed: int) -> str:
 
 def write_downloads(output: Any, trace: Any, command: str, upload_name: str, folder: Path) -> list[Path]:
     """The files of :func:`download_names`, written inside ``folder``."""
-    from augkit.table_io import write_table
+    from augkit.tables.io import write_table
 
     table, trace_path, script = (folder / name for name in download_names(upload_name))
     write_table(output, table)

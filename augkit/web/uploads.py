@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from augkit.errors import InputError, UsageError
-from augkit.xlsx_limits import XlsxLimits
+from augkit.tables.xlsx_limits import XlsxLimits
 
 DEFAULT_MAX_FILE_SIZE = "20MB"
 #: An uploaded workbook may inflate to this many times the upload limit: text workbooks
-#: inflate 3-7 times, a sheet of identical rows 13 times (measured; see augkit.xlsx_limits).
+#: inflate 3-7 times, a sheet of identical rows 13 times (measured; see augkit.tables.xlsx_limits).
 UPLOAD_INFLATION = 20
 #: Most cells of an uploaded workbook: openpyxl parses about 20,000 a second on a loaded
 #: 2-core machine, so about 10 s; a table of 50,000 rows in 4 columns.
@@ -66,13 +66,13 @@ def check_upload_size(path: str | Path, limit: int) -> None:
 def upload_xlsx_limits(max_file_size: int) -> XlsxLimits:
     """How large an uploaded workbook may be once inflated, for an upload limit of
     ``max_file_size`` bytes: :data:`UPLOAD_INFLATION` times it, :data:`UPLOAD_MAX_CELLS`
-    cells, and no more than 100 times its own size (``augkit.xlsx_limits``)."""
+    cells, and no more than 100 times its own size (``augkit.tables.xlsx_limits``)."""
     return XlsxLimits(max_inflated_bytes=UPLOAD_INFLATION * max_file_size, max_cells=UPLOAD_MAX_CELLS)
 
 
 def read_upload(path: str | Path, max_file_size: int) -> Any:
     """The uploaded table as a DataFrame, after the size check and under the workbook limits."""
-    from augkit.table_io import read_table
+    from augkit.tables.io import read_table
 
     check_upload_size(path, max_file_size)
     return read_table(path, xlsx_limits=upload_xlsx_limits(max_file_size))

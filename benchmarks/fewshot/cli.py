@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 from augkit import AugkitError
-
 from benchmarks.fewshot import default_methods
 from benchmarks.fewshot.classifiers import CLASSIFIERS
 from benchmarks.fewshot.data import DataError, load_dataset

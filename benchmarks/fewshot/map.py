@@ -34,7 +34,15 @@ import pandas as pd
 from benchmarks.fewshot.classifiers import CLASSIFIERS
 from benchmarks.fewshot.data import load_dataset, sample_k_shot
 from benchmarks.fewshot.methods import parse_method
-from benchmarks.fewshot.report import RUNS_CSV, SUMMARY_MD, map_table, markdown_table, plot_map, summarise, write_runs
+from benchmarks.fewshot.report import (
+    RUNS_CSV,
+    SUMMARY_MD,
+    map_table,
+    markdown_table,
+    plot_map,
+    summarise,
+    write_runs,
+)
 from benchmarks.fewshot.runner import evaluate, pin_evaluation_splits, takes_pairs
 
 logger = logging.getLogger("benchmarks.fewshot")

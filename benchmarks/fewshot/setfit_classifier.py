@@ -105,7 +105,9 @@ class SetFitClassifier:
     ):
         import torch
         from sentence_transformers import SentenceTransformer
-        from sentence_transformers.sentence_transformer.losses import CosineSimilarityLoss
+        from sentence_transformers.sentence_transformer.losses import (
+            CosineSimilarityLoss,
+        )
         from setfit import SetFitModel
         from sklearn.linear_model import LogisticRegression
         from threadpoolctl import threadpool_limits

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import augkit
-
 from augkit_aeda.aeda import AEDA
 
 __all__ = ["AEDA"]

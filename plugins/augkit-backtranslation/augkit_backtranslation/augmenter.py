@@ -11,9 +11,9 @@ from dataclasses import replace
 import augkit
 from augkit.plugin import check_bool, repetition_loop
 from augkit_backtranslation.candidates import RoundTripCandidate
-from augkit_backtranslation.placeholders import MaskedText, lost_letters, mask, unmask
 from augkit_backtranslation.dual_score import SCORINGS
 from augkit_backtranslation.parabank import filter_candidates
+from augkit_backtranslation.placeholders import MaskedText, lost_letters, mask, unmask
 from augkit_backtranslation.round_trip import (
     DEFAULT_BACKWARD_MODEL,
     DEFAULT_FORWARD_MODEL,

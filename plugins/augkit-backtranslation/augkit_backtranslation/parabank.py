@@ -38,8 +38,12 @@ from augkit.plugin import (
     InputError,
     InvalidParameterError,
 )
-
-from augkit_backtranslation.parabank_steps import DROPPED_BY, DualScore, PivotBeamCandidates, WrongScriptFilter
+from augkit_backtranslation.parabank_steps import (
+    DROPPED_BY,
+    DualScore,
+    PivotBeamCandidates,
+    WrongScriptFilter,
+)
 from augkit_backtranslation.scripts import SCRIPTS, script_share
 
 #: Beam size and candidates per sentence: "we use a beam size of 15 and collect all ...

@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 from augkit.plugin import InputError, Runtime, UsageError
-
 from augkit_backtranslation.parabank import (
     DEFAULT_K,
     DEFAULT_MAX_WRONG_SCRIPT_SHARE,
@@ -86,7 +85,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Read the table, build the parabank, write the pairs and print a summary to stderr."""
     from augkit.plugin import read_table, table_format, write_table
-
     from augkit_backtranslation.parabank import build_parabank
 
     started = time.perf_counter()

@@ -23,8 +23,13 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from augkit.plugin import DEFAULT_TOKEN_BUDGET, Augmenter, Candidate, Filter, check_sources
-
+from augkit.plugin import (
+    DEFAULT_TOKEN_BUDGET,
+    Augmenter,
+    Candidate,
+    Filter,
+    check_sources,
+)
 from augkit_backtranslation.dual_score import per_token
 from augkit_backtranslation.scripts import script_share
 

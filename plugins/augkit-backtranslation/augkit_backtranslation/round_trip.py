@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from augkit.plugin import DEFAULT_TOKEN_BUDGET, Runtime, TargetScore, load_seq2seq
 from augkit.plugin import SEQ2SEQ_RUNTIMES as RUNTIMES
-
 from augkit_backtranslation.candidates import RoundTripCandidate
 from augkit_backtranslation.dual_score import SCORINGS, per_token, round_trip_terms
 

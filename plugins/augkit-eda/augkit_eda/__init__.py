@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import augkit
-
 from augkit_eda.eda import EDA
 
 __all__ = ["EDA"]

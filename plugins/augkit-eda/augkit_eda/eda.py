@@ -9,14 +9,22 @@ from collections.abc import Callable, Iterable
 from itertools import chain
 
 import augkit
-from augkit.plugin import FREE_WORD, GeneratedRow, ProtectedSpan, RowProtection, WordSequence, first_distinct, join_words, relocated
-
+from augkit.plugin import (
+    FREE_WORD,
+    GeneratedRow,
+    ProtectedSpan,
+    RowProtection,
+    WordSequence,
+    first_distinct,
+    join_words,
+    relocated,
+)
 from augkit_eda.operations import (
     PreparedText,
+    pick_distinct,
     prepare_text,
     random_deletion,
     random_insertion,
-    pick_distinct,
     random_swap,
     synonym_replacement,
 )

@@ -17,7 +17,16 @@ import random
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from augkit.plugin import FREE_WORD, RowProtection, WordSequence, delete_words, insert_word, match_case, span_of_words, split_words
+from augkit.plugin import (
+    FREE_WORD,
+    RowProtection,
+    WordSequence,
+    delete_words,
+    insert_word,
+    match_case,
+    span_of_words,
+    split_words,
+)
 
 
 @dataclass(slots=True)

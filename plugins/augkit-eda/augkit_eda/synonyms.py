@@ -40,7 +40,6 @@ import re
 from dataclasses import dataclass
 
 from augkit.plugin import WordSequence
-
 from augkit_eda.inflection import Inflector
 from augkit_eda.tagging import PatternTagger
 from augkit_eda.wordnet import WordNetLexicon, default_lexicon

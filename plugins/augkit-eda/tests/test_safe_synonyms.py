@@ -201,7 +201,7 @@ def test_without_textblob_the_default_says_what_to_install(monkeypatch):
 
 
 def test_info_and_the_command_line_know_the_synonym_modes(tmp_path, capsys):
-    from augkit import cli
+    from augkit.cli import main as cli
 
     assert cli.main(["info", "eda"]) == 0
     info = capsys.readouterr().out

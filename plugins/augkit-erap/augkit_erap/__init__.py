@@ -10,7 +10,6 @@ Importing this package loads no model library.
 from __future__ import annotations
 
 import augkit
-
 from augkit_erap.augmenter import Erap
 
 __all__ = ["Erap"]

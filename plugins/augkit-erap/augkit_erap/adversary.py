@@ -34,7 +34,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from augkit.plugin import PARAPHRASE_RELATIONS, InputError, InvalidParameterError, RowSeeder
+from augkit.plugin import (
+    PARAPHRASE_RELATIONS,
+    InputError,
+    InvalidParameterError,
+    RowSeeder,
+)
 
 #: The paper's adversary is RoBERTa-based (section 2.2); base is the size a CPU can train
 #: alongside the generator.

@@ -34,7 +34,6 @@ from augkit.plugin import (
     repetition_loop,
     spans_kept_first,
 )
-
 from augkit_erap.projection import (
     EQUIVALENCE,
     checked_projection,

@@ -39,9 +39,19 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from augkit.plugin import PARAPHRASE_RELATIONS, RELATIONS, InputError, UsageError, unknown_name_message
-
-from augkit_erap.relations import CONTROL_TOKENS, RELATION_ALIASES, add_control_tokens, controlled_input
+from augkit.plugin import (
+    PARAPHRASE_RELATIONS,
+    RELATIONS,
+    InputError,
+    UsageError,
+    unknown_name_message,
+)
+from augkit_erap.relations import (
+    CONTROL_TOKENS,
+    RELATION_ALIASES,
+    add_control_tokens,
+    controlled_input,
+)
 
 #: The generator to start from. The paper's generator is "a transformer-based sequence-to-sequence
 #: model" (section 2.1), its size and initialisation unstated; t5-base is a pretrained one of that

@@ -70,7 +70,6 @@ def add_recast_sick_parser(commands) -> argparse.ArgumentParser:
 def run_recast_sick(args: argparse.Namespace) -> int:
     """Recast, write, print the counts beside Table 1; usage errors (exit 2) before any work."""
     from augkit.plugin import table_format, write_table
-
     from augkit_erap.recast_sick import comparison_table, recast_sick, relation_counts
 
     sick, output = Path(args.sick), Path(args.output)

@@ -41,7 +41,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from augkit.plugin import InputError, InvalidParameterError, relation_of, unknown_name_message
+from augkit.plugin import (
+    InputError,
+    InvalidParameterError,
+    relation_of,
+    unknown_name_message,
+)
 
 #: The columns of SICK.txt (the full SICK release) that recasting reads.
 REQUIRED_COLUMNS = (

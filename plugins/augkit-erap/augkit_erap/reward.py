@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from augkit.plugin import InvalidParameterError, PARAPHRASE_RELATIONS
+from augkit.plugin import PARAPHRASE_RELATIONS, InvalidParameterError
 
 #: Equation 5's weights (section 2.3).
 ALPHA, BETA, DELTA = 0.4, 0.4, 0.2

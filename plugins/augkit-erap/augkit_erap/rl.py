@@ -62,10 +62,23 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from augkit.plugin import InvalidParameterError, MissingDependencyError, RowSeeder, UsageError
-
-from augkit_erap.adversary import DEFAULT_ADVERSARY_LEARNING_RATE, DEFAULT_ADVERSARY_MODEL, HypothesisOnlyClassifier
-from augkit_erap.relations import CONTROL_TOKENS, checked_relation, controlled_input, has_control_tokens
+from augkit.plugin import (
+    InvalidParameterError,
+    MissingDependencyError,
+    RowSeeder,
+    UsageError,
+)
+from augkit_erap.adversary import (
+    DEFAULT_ADVERSARY_LEARNING_RATE,
+    DEFAULT_ADVERSARY_MODEL,
+    HypothesisOnlyClassifier,
+)
+from augkit_erap.relations import (
+    CONTROL_TOKENS,
+    checked_relation,
+    controlled_input,
+    has_control_tokens,
+)
 from augkit_erap.reward import (
     ALPHA,
     BETA,

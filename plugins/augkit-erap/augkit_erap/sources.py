@@ -15,7 +15,6 @@ from augkit.plugin import (
     RowProtection,
     n_named_as,
 )
-
 from augkit_erap.relations import controlled_input, has_control_tokens
 
 #: Said when no generator is given: there is no public ERAP checkpoint to default to.

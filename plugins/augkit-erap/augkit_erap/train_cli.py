@@ -22,8 +22,13 @@ import sys
 import typing
 from typing import Any
 
-from augkit.plugin import DEFAULT_NLI_MODEL, UsageError, add_settings_options, say_progress, settings_given
-
+from augkit.plugin import (
+    DEFAULT_NLI_MODEL,
+    UsageError,
+    add_settings_options,
+    say_progress,
+    settings_given,
+)
 from augkit_erap.pretraining import DEFAULT_BASE_MODEL, LABELLED_PAIRS, PretrainSettings
 from augkit_erap.rl import RLSettings
 
@@ -196,7 +201,6 @@ def _run_pretrain(args: argparse.Namespace, progress: bool) -> int:
 
 def _run_rl(args: argparse.Namespace, progress: bool) -> int:
     from augkit.plugin import EntailmentOracle
-
     from augkit_erap.rl import fine_tune
 
     _refuse(args, "rl", ("base_model",), "an option of --stage pretrain (rl starts from --generator)")
@@ -251,7 +255,6 @@ def read_rl_examples(
     paraphrase relation (section 2.4: RL "only requires input sequences"). Blank texts are
     left out; ``limit`` keeps the first texts."""
     from augkit.plugin import PARAPHRASE_RELATIONS
-
     from augkit_erap.pretraining import read_pairs
 
     # a pair of the text with itself: read_pairs' checks, relation names, split and limit

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.cli import main
+from augkit.cli.main import main
 from augkit.plugin import InputError, ModelNotAvailableError, UsageError
 from augkit_erap.augmenter import Erap
 from augkit_erap.projection import TABLE_6

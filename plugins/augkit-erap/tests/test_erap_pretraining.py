@@ -61,7 +61,7 @@ class RefusingOracle:
 @pytest.fixture
 def train_erap():
     """``augkit train erap ARGS`` as the console runs it (the plugin's hook registers the target)."""
-    from augkit.cli import main
+    from augkit.cli.main import main
     from augkit.plugin import get_registry
 
     assert "erap" in get_registry().training_targets

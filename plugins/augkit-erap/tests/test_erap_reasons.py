@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.pipeline import NOTHING_GENERATED
+from augkit.pipeline.run import NOTHING_GENERATED
 from augkit.plugin import ProtectedSpan, repetition_loop
 from augkit.protection.reading import code_spans
 from augkit.testing.llm_servers import reply

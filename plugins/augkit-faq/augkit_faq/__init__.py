@@ -11,7 +11,6 @@ serve``'s page; training target: ``augkit train paraphraser``. Importing this pa
 from __future__ import annotations
 
 import augkit
-
 from augkit_faq.augmenter import FaqParaphraser
 from augkit_faq.faq import FaqResult, paraphrase_faq
 

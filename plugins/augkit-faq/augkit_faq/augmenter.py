@@ -26,7 +26,6 @@ from augkit.plugin import (
     repetition_loop,
     spans_kept_first,
 )
-
 from augkit_faq.abbreviations import shorten
 from augkit_faq.generators import (
     BART_UNI_PROBABILITY,

@@ -30,7 +30,6 @@ from augkit.plugin import (
     InvalidParameterError,
     resolve_seed,
 )
-
 from augkit_faq.augmenter import FaqParaphraser
 from augkit_faq.faq_input import FaqQuestions, read_questions
 from augkit_faq.generators import (

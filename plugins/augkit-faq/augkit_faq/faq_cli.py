@@ -82,7 +82,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Read, paraphrase, write; print the counts per step to standard error."""
     from augkit.plugin import read_table, table_format, write_table
-
     from augkit_faq.faq import paraphrase_faq
 
     table_format(args.output)  # an unknown output format fails before any work

@@ -32,7 +32,6 @@ from augkit.plugin import (
     needs_within,
     progress_bar,
 )
-
 from augkit_faq.prompt import paraphrase_prompt
 
 #: The thesis' T5 recipe published by its reference [45] (Goutham 2020): t5-base fine-tuned

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from augkit.plugin import ExactDuplicateFilter
-
 from augkit_faq.abbreviations import restore
 
 _SPACE = re.compile(r"\s+")

@@ -14,8 +14,13 @@ import time
 from dataclasses import fields
 
 from augkit.plugin import add_settings_options, say_progress, settings_given
-
-from augkit_faq.training import DEFAULT_BASE_MODEL, NO_PRESET, PRESETS, TrainingPreset, TrainingSettings
+from augkit_faq.training import (
+    DEFAULT_BASE_MODEL,
+    NO_PRESET,
+    PRESETS,
+    TrainingPreset,
+    TrainingSettings,
+)
 
 HELP = "fine-tune a seq2seq model on paraphrase pairs, the FAQ thesis' recipe"
 

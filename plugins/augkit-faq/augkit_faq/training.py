@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from augkit.plugin import InputError, UsageError
-
 from augkit_faq.prompt import paraphrase_prompt, paraphrase_target
 
 DEFAULT_BASE_MODEL = "t5-base"

@@ -9,7 +9,7 @@ import sys
 import pandas as pd
 import pytest
 
-from augkit.cli import main
+from augkit.cli.main import main
 from augkit.plugin import read_table
 
 

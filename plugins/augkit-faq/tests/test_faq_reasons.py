@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.pipeline import NOTHING_GENERATED
+from augkit.pipeline.run import NOTHING_GENERATED
 from augkit.protection.reading import code_spans
 from augkit_faq import FaqParaphraser, paraphrase_faq
 from augkit_faq.augmenter import NOTHING_GENERATED as NO_CANDIDATE

@@ -11,7 +11,7 @@ import re
 import pandas as pd
 import pytest
 
-from augkit.cli import main
+from augkit.cli.main import main
 from augkit.plugin import AugkitError
 from augkit_faq import paraphrase_faq
 from augkit_faq.generators import Seq2SeqParaphraser

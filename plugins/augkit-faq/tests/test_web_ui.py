@@ -75,7 +75,7 @@ def test_ticks_decide_the_downloaded_rows(result):
 
 
 def test_serve_refuses_a_bad_size_before_starting(capsys):
-    from augkit.cli import main
+    from augkit.cli.main import main
 
     assert main(["serve", "--max-file-size", "lots"]) == 2
     assert "cannot read 'lots' as a size" in capsys.readouterr().err
@@ -83,13 +83,13 @@ def test_serve_refuses_a_bad_size_before_starting(capsys):
 
 
 def test_importing_the_plugin_does_not_import_gradio():
-    code = ("import sys, augkit_faq, augkit.web.serve; from augkit.plugins import get_registry; "
+    code = ("import sys, augkit_faq, augkit.web.serve; from augkit.registry.discovery import get_registry; "
             "assert 'faq' in get_registry().web_tabs; assert 'gradio' not in sys.modules, 'gradio imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_serve_without_gradio_names_the_extra_and_leaves_no_folder(monkeypatch, tmp_path, capsys):
-    from augkit.cli import main
+    from augkit.cli.main import main
 
     monkeypatch.setitem(sys.modules, "gradio", None)  # as if not installed
     monkeypatch.delitem(sys.modules, "augkit.web.app", raising=False)
@@ -190,12 +190,12 @@ def test_an_upload_with_more_cells_than_the_page_parses_is_refused_naming_the_li
 def test_a_reader_failure_outside_augkit_is_a_status_line(monkeypatch, faq_csv):
     from augkit_faq import web_ui
 
-    import augkit.table_io
+    import augkit.tables.io
 
     def broken(*args, **kwargs):
         raise KeyError("There is no item named 'xl/sharedStrings.xml' in the archive")
 
-    monkeypatch.setattr(augkit.table_io, "read_table", broken)
+    monkeypatch.setattr(augkit.tables.io, "read_table", broken)
     question, _, status = web_ui.load_upload(str(faq_csv), 20_000_000)
     assert question["choices"] == []
     assert status == "**Cannot use this file:** KeyError: \"There is no item named 'xl/sharedStrings.xml' in the archive\""

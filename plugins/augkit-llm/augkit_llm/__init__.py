@@ -9,7 +9,6 @@ Importing this package loads neither the openai client nor any model library.
 from __future__ import annotations
 
 import augkit
-
 from augkit_llm.augmenters import LLMGenerate, LLMParaphrase
 
 __all__ = ["LLMGenerate", "LLMParaphrase"]

@@ -41,7 +41,6 @@ from augkit.plugin import (
     repetition_loop,
     spans_kept_first,
 )
-
 from augkit_llm.prompts import (
     AVOID_BLOCK,
     GENERATE_FIELDS,

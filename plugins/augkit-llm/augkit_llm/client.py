@@ -34,8 +34,12 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
-from augkit.plugin import InvalidParameterError, ModelNotAvailableError, check_int, unknown_name_message
-
+from augkit.plugin import (
+    InvalidParameterError,
+    ModelNotAvailableError,
+    check_int,
+    unknown_name_message,
+)
 from augkit_llm.cache import CachedReply, ResponseCache
 
 __all__ = [

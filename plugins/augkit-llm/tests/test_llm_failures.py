@@ -16,7 +16,7 @@ import json
 import pandas as pd
 import pytest
 
-from augkit.cli import main
+from augkit.cli.main import main
 from augkit.testing.llm_servers import error, reply
 
 NO_LIST = "Sure! Here are some paraphrases, one per line."

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.cli import main
+from augkit.cli.main import main
 from augkit.plugin import InvalidParameterError, ModelNotAvailableError
 from augkit.testing.llm_servers import error, reply
 

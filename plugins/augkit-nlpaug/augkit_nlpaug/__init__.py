@@ -9,7 +9,6 @@ import nlpaug: a method imports it when it is constructed.
 from __future__ import annotations
 
 import augkit
-
 from augkit_nlpaug.bridge import BRIDGED, NlpaugAugmenter
 from augkit_nlpaug.specs import SPECS, BridgeSpec
 

@@ -38,11 +38,13 @@ from augkit.plugin import (
     spacing_key,
     unknown_name_message,
 )
-
 from augkit_nlpaug.isolation import global_randomness
-from augkit_nlpaug.offline import model_not_available, offline_pos_tagger, require_wordnet
+from augkit_nlpaug.offline import (
+    model_not_available,
+    offline_pos_tagger,
+    require_wordnet,
+)
 from augkit_nlpaug.specs import ALWAYS, HUB_MODEL, SPECS, WORDNET, BridgeSpec, Param
-
 
 #: ``isinstance(value, str)`` as one C call: what of nlpaug's outputs the bridge compares.
 is_text = str.__instancecheck__
@@ -253,7 +255,7 @@ def bridge_class(spec: BridgeSpec) -> type[NlpaugAugmenter]:
     parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     parameters += [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default, annotation=p.annotation)
                    for p in spec.params]
-    __init__.__signature__ = inspect.Signature(parameters)  # what augkit.params reads
+    __init__.__signature__ = inspect.Signature(parameters)  # what augkit.steps.params reads
     __init__.__annotations__ = {p.name: p.annotation for p in spec.params}
     class_name = "Nlpaug" + "".join(part.capitalize() for part in spec.name.removeprefix("nlpaug.").split("_"))
     __init__.__qualname__ = f"{class_name}.__init__"

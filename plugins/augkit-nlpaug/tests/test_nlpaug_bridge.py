@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.cli import main
+from augkit.cli.main import main
 from augkit_nlpaug import BRIDGED, SPECS
 from augkit_nlpaug.specs import HUB_MODEL, OFFLINE, WORDNET
 

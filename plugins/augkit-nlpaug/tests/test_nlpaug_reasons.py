@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import augkit
-from augkit.pipeline import NOTHING_GENERATED
+from augkit.pipeline.run import NOTHING_GENERATED
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,6 @@ Importing this package loads no model library.
 from __future__ import annotations
 
 import augkit
-
 from augkit_paramac.augmenter import ParaMac
 
 __all__ = ["ParaMac"]

@@ -10,8 +10,15 @@ from collections.abc import Sequence
 from typing import Any
 
 import augkit
-from augkit.plugin import BatchContext, Candidate, GeneratedRow, InvalidParameterError, ModelNeed, check_bool, repetition_loop
-
+from augkit.plugin import (
+    BatchContext,
+    Candidate,
+    GeneratedRow,
+    InvalidParameterError,
+    ModelNeed,
+    check_bool,
+    repetition_loop,
+)
 from augkit_paramac.plan import KEYWORD_SCORINGS, NO_KEYWORDS, Planner, RowPlan
 from augkit_paramac.substitution import CHECKS
 
@@ -205,7 +212,14 @@ class ParaMac(augkit.Augmenter):
         """Drop candidates under ``min_chars`` characters or equal to the source, score
         BERTScore F1, fluency and diversity, and rank them raw with the paper's weights (or
         by inverse spread)."""
-        from augkit.plugin import BertScoreScorer, DiversityScorer, ExactDuplicateFilter, FluencyScorer, LengthFilter, RankFilter
+        from augkit.plugin import (
+            BertScoreScorer,
+            DiversityScorer,
+            ExactDuplicateFilter,
+            FluencyScorer,
+            LengthFilter,
+            RankFilter,
+        )
 
         if self.weights == "inverse_std":
             rank = RankFilter(normalize="raw", weighting="inverse_std", calibration_candidates=self.calibration_candidates,
@@ -247,7 +261,6 @@ class ParaMac(augkit.Augmenter):
         row's distinct outputs, first order first, best beam first. A row left with none says
         why (:class:`augkit.GeneratedRow`)."""
         from augkit.plugin import load_seq2seq
-
         from augkit_paramac.infilling import fill
 
         inputs = [(row, order) for row, plan in enumerate(plans) for order in range(len(plan.orders))]

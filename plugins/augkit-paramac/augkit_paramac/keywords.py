@@ -42,10 +42,10 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from augkit.plugin import RowProtection, WordSequence, split_words
 from augkit_eda.stopwords import EDA_STOP_WORDS
 from augkit_eda.tagging import PatternTagger
 
+from augkit.plugin import RowProtection, WordSequence, split_words
 from augkit_paramac.rake import candidate_runs
 
 __all__ = [

@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from augkit.plugin import InputError, UsageError
-
 from augkit_paramac.paranet import (
     DEFAULT_CONTEXT_CHARS,
     DEFAULT_MAX_CHARS,
@@ -119,7 +118,6 @@ def build_pairs(args: argparse.Namespace) -> int:
     """Select the sources, paraphrase them with ``augkit augment``, write the pairs, print a
     summary; the exit code (augment's when it fails)."""
     from augkit.plugin import read_table, resolve_seed, run_cli, write_table
-
     from augkit_paramac.paranet import pairs_from, sources_frame
 
     corpus, output, text = _checked_arguments(args)
@@ -188,7 +186,12 @@ def _checked_arguments(args: argparse.Namespace) -> tuple[Path, Path, bool]:
 
 def _select(args: argparse.Namespace, corpus: Path, text: bool, seed: int) -> Selection:
     """The sources of the corpus, drawn with ``seed`` when --sample is given."""
-    from augkit_paramac.paranet import sample_sources, select_sources, table_sources, text_paragraphs
+    from augkit_paramac.paranet import (
+        sample_sources,
+        select_sources,
+        table_sources,
+        text_paragraphs,
+    )
 
     lengths = {"min_chars": args.min_chars, "max_chars": args.max_chars}
     if text:

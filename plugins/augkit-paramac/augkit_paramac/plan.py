@@ -14,9 +14,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from augkit.plugin import BatchContext, match_case
-
-from augkit_paramac.infilling import SENTINEL, context_after, context_before, model_input
-from augkit_paramac.keywords import PROTECTED, STOP_WORDS, Keyword, extract_keywords, with_protected_spans
+from augkit_paramac.infilling import (
+    SENTINEL,
+    context_after,
+    context_before,
+    model_input,
+)
+from augkit_paramac.keywords import (
+    PROTECTED,
+    STOP_WORDS,
+    Keyword,
+    extract_keywords,
+    with_protected_spans,
+)
 from augkit_paramac.permutation import keyword_orders
 from augkit_paramac.substitution import SubstituteCheck, WordSlot, substitution_slots
 

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from augkit.plugin import split_words
-
 from augkit_paramac.keywords import NEGATIONS
 
 #: Penn tags of the words substituted: adjectives, adverbs and verbs.

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.pipeline import NOTHING_GENERATED
+from augkit.pipeline.run import NOTHING_GENERATED
 from augkit.plugin import ProtectedSpan, repetition_loop
 from augkit_paramac import ParaMac
 from augkit_paramac.augmenter import REPETITION_REASON

@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from augkit.cli import main
+from augkit.cli.main import main
 from augkit_paramac.paranet import (
     PAIR_COLUMNS,
     normalise_space,

@@ -9,7 +9,6 @@ Importing this package loads no model library.
 from __future__ import annotations
 
 import augkit
-
 from augkit_pointer.augmenter import Pointer
 
 __all__ = ["Pointer"]

@@ -18,7 +18,6 @@ from augkit.plugin import (
     check_bool,
     repetition_loop,
 )
-
 from augkit_pointer.insertion import (
     MAX_STAGES,
     REPETITION_PENALTY,

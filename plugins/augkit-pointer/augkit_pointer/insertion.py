@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from augkit.plugin import InvalidParameterError
-
 from augkit_pointer.stages import NOI_TOKEN
 
 #: A last keyword among these ends the sentence: nothing is inserted after it (the seed

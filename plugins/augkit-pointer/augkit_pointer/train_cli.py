@@ -12,8 +12,11 @@ import sys
 from dataclasses import fields
 
 from augkit.plugin import add_settings_options, say_progress, settings_given
-
-from augkit_pointer.training import DEFAULT_BASE_MODEL, NEW_MODEL_SHAPES, PointerSettings
+from augkit_pointer.training import (
+    DEFAULT_BASE_MODEL,
+    NEW_MODEL_SHAPES,
+    PointerSettings,
+)
 
 HELP = "train POINTER's insertion model (a BERT with [NOI]) on a corpus of sentences (Zhang et al. 2020)"
 

@@ -30,9 +30,15 @@ from pathlib import Path
 from typing import Any
 
 from augkit.plugin import InvalidParameterError, UsageError, unknown_name_message
-
 from augkit_pointer.importance import ImportanceWeights, WordImportance, WordScorer
-from augkit_pointer.stages import CONTINUATION, DEFAULT_MIN_WORDS, NOI_TOKEN, InsertionExample, progressive_stages, words_of
+from augkit_pointer.stages import (
+    CONTINUATION,
+    DEFAULT_MIN_WORDS,
+    NOI_TOKEN,
+    InsertionExample,
+    progressive_stages,
+    words_of,
+)
 
 #: POINTER fine-tunes BERT (its released models start from ``bert-large-uncased``; base is the
 #: size a CPU can fine-tune).

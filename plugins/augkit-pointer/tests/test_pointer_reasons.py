@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.pipeline import NOTHING_GENERATED
+from augkit.pipeline.run import NOTHING_GENERATED
 from augkit.plugin import repetition_loop
 from augkit.protection.reading import find_phrases
 from augkit_pointer import Pointer

@@ -11,7 +11,7 @@ import re
 import pandas as pd
 import pytest
 
-from augkit.cli import main
+from augkit.cli.main import main
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("torch")

@@ -10,7 +10,7 @@ import re
 import pandas as pd
 import pytest
 
-from augkit.cli import main
+from augkit.cli.main import main
 from augkit_pointer.corpus import read_corpus
 
 

@@ -1,0 +1,1 @@
+"""The ``augkit`` command line."""

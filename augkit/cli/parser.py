@@ -1,0 +1,44 @@
+"""The ``augkit`` command's parser: one subcommand per built-in command, then the plugins'."""
+
+from __future__ import annotations
+
+import argparse
+
+from augkit._version import __version__
+from augkit.cli.augment import add_augment_parser
+from augkit.cli.evaluate import add_evaluate_parser
+from augkit.cli.info import add_info_parser
+from augkit.cli.listing import add_list_parser
+from augkit.cli.plugin_commands import add_plugin_commands
+from augkit.cli.train import add_train_parser
+from augkit.cli.tune import add_tune_parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every ``augkit`` command; plugins' commands are added last, and one that fails
+    to add its arguments is left out with a warning."""
+    parser = argparse.ArgumentParser(
+        prog="augkit", description="Text data augmentation for labelled datasets."
+    )
+    parser.add_argument("--version", action="version", version=f"augkit {__version__}")
+    # "augkit_"-prefixed destinations cannot clash with a plugin command's own arguments.
+    commands = parser.add_subparsers(dest="augkit_command", metavar="COMMAND")
+
+    add_list_parser(commands)
+    add_info_parser(commands)
+    add_augment_parser(commands)
+    add_evaluate_parser(commands)
+    add_train_parser(commands)
+    add_tune_parser(commands)
+    _add_serve_parser(commands)
+    add_plugin_commands(commands)
+    return parser
+
+
+def _add_serve_parser(commands) -> None:
+    """``augkit serve``: the web page (:mod:`augkit.web.serve`; gradio is imported only when it runs)."""
+    from augkit.web import serve
+
+    parser = commands.add_parser("serve", help=serve.HELP)
+    serve.add_arguments(parser)
+    parser.set_defaults(augkit_handler=serve.run)

@@ -1,0 +1,60 @@
+"""How a run runs, in one object: :class:`RunOptions`, passed from the entry points
+(:func:`augkit.augment`, ``augkit augment``) down to the engine, the adapters and the
+workers, instead of loose keyword dictionaries."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from augkit.protection.reading import phrase_list
+from augkit.steps.params import check_bool, check_int, check_seconds
+
+#: Texts per pipeline batch: large enough that model-backed filters embed a few hundred
+#: candidates per call, small enough for a responsive progress bar.
+DEFAULT_BATCH_SIZE = 256
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The settings of one run that are not the pipeline itself.
+
+    ``n`` augmentations per row, the base ``seed``, ``batch_size`` texts per pipeline call,
+    ``workers`` processes, ``progress`` (None: a bar when standard error is a terminal),
+    ``coerce`` non-string texts to strings, ``strict`` (stop on a failing row), a
+    ``row_timeout`` in seconds, ``trace`` (record every candidate's fate), and what every row
+    protects: the caller's ``protect`` phrases and, with ``protect_codes``, its short
+    all-capital and single-letter tokens (:mod:`augkit.protection`). None of them changes
+    which candidates a row gets, except ``n``, ``seed`` and the protection.
+    """
+
+    n: int = 1
+    seed: int = 0
+    batch_size: int = DEFAULT_BATCH_SIZE
+    workers: int = 1
+    progress: bool | None = None
+    coerce: bool = False
+    strict: bool = False
+    row_timeout: float | None = None
+    trace: bool = False
+    protect: tuple[str, ...] = ()
+    protect_codes: bool = True
+
+    def checked(self) -> RunOptions:
+        """These options with every value validated (a clear error naming the bad one)."""
+        return dataclasses.replace(
+            self,
+            n=check_int("n", self.n, 0),
+            batch_size=check_int("batch_size", self.batch_size, 1),
+            workers=check_int("workers", self.workers, 1),
+            coerce=bool(self.coerce),
+            strict=bool(self.strict),
+            row_timeout=check_seconds("row_timeout", self.row_timeout),
+            trace=bool(self.trace),
+            protect=phrase_list(self.protect),
+            protect_codes=check_bool("protect_codes", self.protect_codes),
+        )
+
+    def replace(self, **changes) -> RunOptions:
+        return dataclasses.replace(self, **changes)
+

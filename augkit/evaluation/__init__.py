@@ -1,0 +1,1 @@
+"""Scoring augmented tables against their sources (``augkit evaluate``)."""

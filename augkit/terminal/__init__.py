@@ -1,0 +1,1 @@
+"""What augkit shows on a terminal: progress bars, tables fitted to its width, docstrings as plain text."""
