@@ -17,38 +17,57 @@
 Every loader resolves a model spec the same way (hub id, ``id@revision``, a directory, a
 folder under ``$AUGKIT_MODEL_DIR``, a packaged model), loads safetensors only with no remote
 code, and shares one copy per process; :func:`load_for_training` gives a private copy to
-fine-tune. Importing this package is light; torch and transformers load with the first model.
+fine-tune. Importing this package is light: each name below loads its module when first used, and torch and
+transformers load with the first model; :mod:`augkit.models.needs` (what a step needs) and
+:mod:`augkit.models.availability` load without the runtime.
 """
 
-from augkit.models.batching import (
-    DEFAULT_TOKEN_BUDGET,
-    PAD_MULTIPLE,
-    token_budget_batches,
-)
-from augkit.models.causal_lm import CausalLM
-from augkit.models.device import resolve_device, resolve_dtype
-from augkit.models.encoder import SentenceEncoder, get_encoder
-from augkit.models.loading import (
-    SEQ2SEQ_RUNTIMES,
-    Runtime,
-    clear_model_cache,
-    load_causal_lm,
-    load_for_training,
-    load_masked_lm,
-    load_pair_classifier,
-    load_seq2seq,
-)
-from augkit.models.long_inputs import split_sentences
-from augkit.models.masked_lm import Fill, MaskedLM
-from augkit.models.pair_classifier import PairClassifier
-from augkit.models.seq2seq import GenerationResult, Seq2SeqModel, TargetScore
-from augkit.models.spec import (
-    MODEL_DIR_ENV,
-    ModelSource,
-    ModelSpec,
-    resolve_model_source,
-)
-from augkit.models.token_embeddings import TokenEncoder, TokenStates, load_token_encoder
+from importlib import import_module
+from typing import Any
+
+#: Each public name and the module of this package that defines it, loaded on first use.
+_MODULE_OF = {
+    "CausalLM": "causal_lm",
+    "DEFAULT_TOKEN_BUDGET": "batching",
+    "Fill": "masked_lm",
+    "GenerationResult": "seq2seq",
+    "MODEL_DIR_ENV": "spec",
+    "MaskedLM": "masked_lm",
+    "ModelSource": "spec",
+    "ModelSpec": "spec",
+    "PAD_MULTIPLE": "batching",
+    "PairClassifier": "pair_classifier",
+    "Runtime": "loading",
+    "SEQ2SEQ_RUNTIMES": "loading",
+    "SentenceEncoder": "encoder",
+    "Seq2SeqModel": "seq2seq",
+    "TargetScore": "seq2seq",
+    "TokenEncoder": "token_embeddings",
+    "TokenStates": "token_embeddings",
+    "clear_model_cache": "loading",
+    "get_encoder": "encoder",
+    "load_causal_lm": "loading",
+    "load_for_training": "loading",
+    "load_masked_lm": "loading",
+    "load_pair_classifier": "loading",
+    "load_seq2seq": "loading",
+    "load_token_encoder": "token_embeddings",
+    "resolve_device": "device",
+    "resolve_dtype": "device",
+    "resolve_model_source": "spec",
+    "split_sentences": "long_inputs",
+    "token_budget_batches": "batching",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'augkit.models' has no attribute {name!r}")
+    value = getattr(import_module(f"augkit.models.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_TOKEN_BUDGET",
