@@ -62,7 +62,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from augkit.plugin import InvalidParameterError, MissingDependencyError, RowSeeder, UsageError
+from augkit.plugin import InvalidParameterError, MissingDependencyError, UsageError, draw_seed, generator, seeded_torch
 
 from augkit_erap.adversary import DEFAULT_ADVERSARY_LEARNING_RATE, DEFAULT_ADVERSARY_MODEL, HypothesisOnlyClassifier
 from augkit_erap.relations import CONTROL_TOKENS, checked_relation, controlled_input, has_control_tokens
@@ -84,7 +84,7 @@ from augkit_erap.reward import (
 OPTIMIZER_FILE = "erap-rl-optimizer.pt"
 STATE_FILE = "erap-rl-state.json"
 ADVERSARY_FOLDER = "adversary"
-#: Step keys of the run's derived seeds (:class:`augkit.plugin.RowSeeder`).
+#: Salts of the run's derived seeds (:func:`augkit.plugin.generator`), with the step or epoch.
 ROLLOUT_SEED_KEY = "erap-rl-rollouts"
 ORDER_SEED_KEY = "erap-rl-order"
 TRAIN_EXTRA = "pip install augkit-erap (torch, transformers)"
@@ -438,7 +438,7 @@ def fine_tune(
                 rows = [pairs[i] for i in _batch_indices(step, len(pairs), settings)]
                 recorder.forget()
                 outcome = reinforce_step(model, tokenizer, rows, evaluator, optimizer, settings,
-                                         seed=RowSeeder(settings.seed, ROLLOUT_SEED_KEY).rng(str(step)).getrandbits(63),
+                                         seed=draw_seed(generator(settings.seed, ROLLOUT_SEED_KEY, step)),
                                          device=device)
                 for (text, _), reference in zip(rows, outcome.references):
                     pending["texts"].append(reference)
@@ -617,7 +617,7 @@ def _batch_indices(step: int, examples: int, settings: RLSettings) -> list[int]:
     per_epoch = settings.steps_per_epoch(examples)
     epoch, position = divmod(step, per_epoch)
     order = list(range(examples))
-    RowSeeder(settings.seed, ORDER_SEED_KEY).rng(str(epoch)).shuffle(order)
+    generator(settings.seed, ORDER_SEED_KEY, epoch).shuffle(order)
     return order[position * settings.batch_size : (position + 1) * settings.batch_size]
 
 
