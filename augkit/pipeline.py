@@ -407,16 +407,26 @@ class Pipeline:
         return out
 
     @property
-    def count_names(self) -> tuple[str, ...]:
-        """What :attr:`BatchOutcome.counts` counts per text, in order: ``generated``, then
-        the candidates each filter dropped (named after it; ``semantic#2`` for a second
-        use), then ``beyond n`` (kept by every filter but over the ``n`` asked for)."""
+    def named_steps(self) -> dict[str, Filter]:
+        """The pipeline's filters in order, by the name its trace (``dropped_by``), counts
+        and report give them: the filter's name, ``dedup#2`` for a second use.
+
+        >>> list(Pipeline.from_string("eda|dedup|dedup(against_source=False)", protected=False).named_steps)
+        ['dedup', 'dedup#2']
+        """
         seen: Counter = Counter()
-        names = []
+        named = {}
         for step in self.filters:
             seen[step.name] += 1
-            names.append(step.name if seen[step.name] == 1 else f"{step.name}#{seen[step.name]}")
-        return (GENERATED, *names, BEYOND_N, *self.usage_names)
+            named[step.name if seen[step.name] == 1 else f"{step.name}#{seen[step.name]}"] = step
+        return named
+
+    @property
+    def count_names(self) -> tuple[str, ...]:
+        """What :attr:`BatchOutcome.counts` counts per text, in order: ``generated``, then
+        the candidates each filter dropped (:attr:`named_steps`), then ``beyond n`` (kept by
+        every filter but over the ``n`` asked for)."""
+        return (GENERATED, *self.named_steps, BEYOND_N, *self.usage_names)
 
     @property
     def usage_names(self) -> tuple[str, ...]:
@@ -529,7 +539,7 @@ class Pipeline:
         sizes = list(map(len, candidates))
         columns = [sizes]  # one list per count name, one value per text: zipped into rows at the end
         fates = _Fates(candidates) if trace else None
-        for step, step_name in zip(self.filters, self.count_names[1:-1]):
+        for step_name, step in self.named_steps.items():
             before = candidates
             candidates = _checked_filter_output(step, step.filter_batch(texts, before, context), before)
             left = list(map(len, candidates))
@@ -538,7 +548,7 @@ class Pipeline:
                 if not size and reasons[index] is None:
                     reasons[index] = f"all candidates removed by filter {step.name!r}"
             if fates is not None:
-                fates.dropped(before, candidates, step_name)
+                fates.dropped(before, candidates, step_name, texts, step)
             sizes = left
         kept = [row if len(row) <= n else row[:n] for row in candidates]
         columns.append([size - n if size > n else 0 for size in sizes])
@@ -571,9 +581,12 @@ class _Fates:
         self._entry_of = [{id(c): entry for c, entry in zip(row, entries)} for row, entries in zip(generated, self._rows)]
         self._alive: list[list[Candidate]] = [*generated]  # ids stay unique while their objects live
 
-    def dropped(self, before: list[list[Candidate]], after: list[list[Candidate]], step: str) -> None:
-        """Mark what ``step`` dropped: the candidates of ``before`` missing from ``after``."""
-        for entry_of, old, new in zip(self._entry_of, before, after):
+    def dropped(self, before: list[list[Candidate]], after: list[list[Candidate]], step: str,
+                sources: Sequence[str] = (), filter_: Filter | None = None) -> None:
+        """Mark what ``step`` dropped: the candidates of ``before`` missing from ``after``,
+        each with its reason: the one the filter gave the candidate, else the filter's
+        :meth:`~augkit.Filter.explain` of it as a rewrite of its source."""
+        for row, (entry_of, old, new) in enumerate(zip(self._entry_of, before, after)):
             if len(old) == len(new) and all(a is b for a, b in zip(old, new)):
                 continue
             self._alive.append(new)
@@ -590,7 +603,8 @@ class _Fates:
                 if id(candidate) not in claimed:
                     entry = entry_of[id(candidate)]
                     entry.dropped_by = step
-                    entry.reason = candidate.drop_reason
+                    entry.reason = candidate.drop_reason or (
+                        filter_.explain(sources[row], candidate.text) if filter_ is not None else "")
 
     def entries(self) -> list[list[TraceEntry]]:
         return self._rows
