@@ -15,7 +15,6 @@ from augkit.protection.step import check_protect_column
 from augkit.report import AugmentationReport, check_something_worked
 from augkit.row_context import check_context_request, context_mapping
 from augkit.run_options import DEFAULT_BATCH_SIZE, RunOptions
-from augkit.seeding import resolve_seed
 
 logger = logging.getLogger("augkit")
 DEFAULT_TEXT_COLUMN = "text"
@@ -177,7 +176,7 @@ def augment_with_report(
     pipeline = build_pipeline(method, params)
     text_column, context_columns = _apply_column_keywords(pipeline, named_columns, text_column, context_columns)
     options = RunOptions(
-        n=n, seed=resolve_seed(seed), batch_size=batch_size, workers=workers, progress=progress,
+        n=n, seed=seed, batch_size=batch_size, workers=workers, progress=progress,
         coerce=coerce, strict=strict, row_timeout=row_timeout, trace=trace, protect=protect, protect_codes=protect_codes,
     ).checked()
     check_protect_column(pipeline, protect_column)
