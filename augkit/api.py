@@ -15,7 +15,6 @@ from augkit.pipeline.pipeline import Pipeline
 from augkit.pipeline.requests import check_context_request, check_protect_column
 from augkit.pipeline.row_context import context_mapping
 from augkit.reporting.report import AugmentationReport, check_something_worked
-from augkit.seeding import resolve_seed
 from augkit.steps.augmenter import Augmenter
 
 logger = logging.getLogger("augkit")
@@ -178,7 +177,7 @@ def augment_with_report(
     pipeline = build_pipeline(method, params)
     text_column, context_columns = _apply_column_keywords(pipeline, named_columns, text_column, context_columns)
     options = RunOptions(
-        n=n, seed=resolve_seed(seed), batch_size=batch_size, workers=workers, progress=progress,
+        n=n, seed=seed, batch_size=batch_size, workers=workers, progress=progress,
         coerce=coerce, strict=strict, row_timeout=row_timeout, trace=trace, protect=protect, protect_codes=protect_codes,
     ).checked()
     check_protect_column(pipeline, protect_column)

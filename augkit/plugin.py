@@ -39,8 +39,10 @@ Parameters
     (augkit's checks and "did you mean" messages). Renamed parameters: set the class
     attribute ``renamed_parameters = {"old": "new"}``.
 Randomness
-    :class:`RowSeeder` and :func:`resolve_seed`: every random choice comes from the per-row
-    ``random.Random`` augkit passes, or from a :class:`RowSeeder` built from the run's seed.
+    :mod:`augkit.seeding`, the one place seeds are derived: every random choice comes from
+    the per-row ``random.Random`` augkit passes (:func:`draw_seed` takes a model's int seed
+    from it), or from :func:`derive` / :func:`generator` / :class:`RowSeeder` on the run's
+    seed and a salt naming the use; :func:`seeded_torch` seeds torch for one generation.
 Text
     :func:`split_words` gives a :class:`WordSequence` (words and the text between them),
     :func:`join_words` rejoins it unchanged; :func:`delete_words`, :func:`insert_word`,
@@ -138,7 +140,18 @@ from augkit.protection.locate import lost_spans, relocated, spans_kept_first
 from augkit.protection.words import FREE as FREE_WORD
 from augkit.protection.words import span_of_words, splits_a_span
 from augkit.registry.registered import RESERVED_PARAMETERS
-from augkit.seeding import ROW_SEED_BITS, RowSeeder, resolve_seed
+from augkit.seeding import (
+    MODEL_SEED_BITS,
+    ROW_SEED_BITS,
+    RowSeeder,
+    derive,
+    draw_seed,
+    generator,
+    high_bits,
+    low_bits,
+    resolve_seed,
+    seeded_torch,
+)
 from augkit.steps.augmenter import Augmenter, first_distinct
 from augkit.steps.candidate import Candidate
 from augkit.steps.context import BatchContext, DatasetContext
@@ -193,7 +206,6 @@ _LAZY = {
     "SEQ2SEQ_RUNTIMES": "augkit.models",
     "resolve_device": "augkit.models",
     "resolve_dtype": "augkit.models",
-    "seeded_torch": "augkit.models.device",
     "resolve_model_source": "augkit.models",
     "split_sentences": "augkit.models",
     "token_budget_batches": "augkit.models",
@@ -293,7 +305,8 @@ __all__ = [
     # parameters
     "RESERVED_PARAMETERS", "check_bool", "check_int", "unknown_name_message",
     # randomness
-    "ROW_SEED_BITS", "RowSeeder", "resolve_seed",
+    "MODEL_SEED_BITS", "ROW_SEED_BITS", "RowSeeder", "derive", "draw_seed", "generator", "high_bits", "low_bits",
+    "resolve_seed", "seeded_torch",
     # protected spans
     "FREE_WORD", "ProtectedSpan", "RowProtection", "lost_spans", "relocated", "span_of_words", "spans_kept_first",
     "splits_a_span",

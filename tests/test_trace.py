@@ -229,3 +229,40 @@ def test_a_killed_traced_job_resumes_to_the_same_trace_and_a_damaged_trace_chunk
     assert "is redone: its trace file has" in resumed.stderr
     assert trace.read_bytes() == reference_trace.read_bytes()
     assert output.read_bytes() == (tmp_path / "reference.csv").read_bytes()
+
+
+class _ShortRewrites(Filter):
+    """Drops a candidate with fewer words than its source and says so only through
+    ``explain()``, as a plugin author's filter may."""
+
+    name = "shorter"
+
+    def explain(self, source: str, text: str) -> str:
+        lost = len(source.split()) - len(text.split())
+        return f"{lost} words shorter than the source" if lost > 0 else ""
+
+    def filter(self, source: str, candidates: list[Candidate]) -> list[Candidate]:
+        return [c for c in candidates if not self.explain(source, c.text)]
+
+
+def test_a_drop_carries_the_reason_the_filter_explains_into_the_trace(shared_data):
+    lines = (shared_data / "banking77" / "jianguoz" / "valid" / "seq.in").read_text(encoding="utf-8").splitlines()
+    texts = lines[:40]
+    pipeline = Pipeline("eda", [_ShortRewrites()])
+    outcome = pipeline.run_batch(texts, 4, 3, trace=True)
+    dropped = [(texts[row], entry) for row, entries in enumerate(outcome.traces) for entry in entries
+               if entry.dropped_by == "shorter"]
+    assert len(dropped) > 5, "EDA's deletions make shorter rewrites"
+    for source, entry in dropped:
+        assert entry.reason == _ShortRewrites().explain(source, entry.candidate) != ""
+    kept = [entry for entries in outcome.traces for entry in entries if entry.fate == "kept"]
+    assert kept and all(entry.reason == "" for entry in kept)
+
+
+def test_named_steps_are_the_names_the_trace_and_counts_give_each_filter():
+    pipeline = Pipeline.from_string("eda|dedup(against_candidates=False)|dedup(against_source=False)|length(min=0.5)",
+                                    protected=False)
+    named = pipeline.named_steps
+    assert list(named) == ["dedup", "dedup#2", "length"]
+    assert [step for step in named.values()] == list(pipeline.filters)
+    assert pipeline.count_names[1:-1] == tuple(named)

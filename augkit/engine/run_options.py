@@ -8,6 +8,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from augkit.protection.reading import phrase_list
+from augkit.seeding import resolve_seed
 from augkit.steps.params import check_bool, check_int, check_seconds
 
 #: Texts per pipeline batch: large enough that model-backed filters embed a few hundred
@@ -19,7 +20,8 @@ DEFAULT_BATCH_SIZE = 256
 class RunOptions:
     """The settings of one run that are not the pipeline itself.
 
-    ``n`` augmentations per row, the base ``seed``, ``batch_size`` texts per pipeline call,
+    ``n`` augmentations per row, the base ``seed`` (None: one is drawn when the options are
+    checked, and the report gives it), ``batch_size`` texts per pipeline call,
     ``workers`` processes, ``progress`` (None: a bar when standard error is a terminal),
     ``coerce`` non-string texts to strings, ``strict`` (stop on a failing row), a
     ``row_timeout`` in seconds, ``trace`` (record every candidate's fate), and what every row
@@ -29,7 +31,7 @@ class RunOptions:
     """
 
     n: int = 1
-    seed: int = 0
+    seed: int | None = 0
     batch_size: int = DEFAULT_BATCH_SIZE
     workers: int = 1
     progress: bool | None = None
@@ -41,10 +43,13 @@ class RunOptions:
     protect_codes: bool = True
 
     def checked(self) -> RunOptions:
-        """These options with every value validated (a clear error naming the bad one)."""
+        """These options with every value validated (a clear error naming the bad one) and
+        the seed resolved (:func:`augkit.seeding.resolve_seed`): every entry point's one
+        place for both."""
         return dataclasses.replace(
             self,
             n=check_int("n", self.n, 0),
+            seed=resolve_seed(self.seed),
             batch_size=check_int("batch_size", self.batch_size, 1),
             workers=check_int("workers", self.workers, 1),
             coerce=bool(self.coerce),

@@ -58,7 +58,8 @@ class LabelSafetyFilter(Filter):
         return self.compare(self.clues(source), self.clues(text))
 
     def explain(self, source: str, text: str) -> str:
-        """Why ``text`` would be dropped as a rewrite of ``source``, or ``""`` if it would be kept.
+        """Why ``text`` would be dropped as a rewrite of ``source``, or ``""`` if it would be
+        kept (:meth:`filter` gives each candidate it drops this reason).
 
         >>> from augkit.filters import NegationFilter
         >>> NegationFilter().explain("my card works", "my card does not work")

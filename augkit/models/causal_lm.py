@@ -15,10 +15,9 @@ from typing import Any
 
 from augkit.errors import InvalidParameterError
 from augkit.models.batching import DEFAULT_TOKEN_BUDGET, pad_rows, token_budget_batches
-from augkit.models.device import seeded_torch
 from augkit.models.limits import warn_cut
 from augkit.models.loaded import LoadedModel
-from augkit.seeding import RowSeeder
+from augkit.seeding import draw_seed, generator, seeded_torch
 from augkit.terminal.progress import progress_bar
 
 #: Step key of the per-prompt seeds derived from ``generate(..., seed=)``.
@@ -143,8 +142,7 @@ class CausalLM(LoadedModel):
             if not isinstance(prompt, str):
                 raise InvalidParameterError(f"prompts must be str; item {index} is {type(prompt).__name__}")
         if seeds is None:
-            seeder = RowSeeder(seed, GENERATION_SEED_KEY)
-            seeds = [seeder.rng(prompt).getrandbits(63) for prompt in prompts]
+            seeds = [draw_seed(generator(seed, GENERATION_SEED_KEY, prompt)) for prompt in prompts]
         room = self.max_input_tokens - max_new_tokens
         if room < 1:
             raise InvalidParameterError(f"max_new_tokens={max_new_tokens} leaves no room for a prompt in {self.name}'s {self.max_input_tokens}-token context")

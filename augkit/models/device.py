@@ -1,9 +1,8 @@
-"""Device and dtype choices for model loading (``auto`` picks CUDA when present), and\nseeding torch for one sampled generation: the one place every model family asks."""
+"""Device and dtype choices for model loading (``auto`` picks CUDA when present): the one
+place every model family asks. Seeding torch for a generation is :func:`augkit.seeding.seeded_torch`."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from typing import Any
 
 from augkit.errors import InvalidParameterError
@@ -34,17 +33,3 @@ def resolve_dtype(dtype: str, device: str) -> Any:
     if dtype == "auto":
         return torch.float16 if device.startswith("cuda") else torch.float32
     return getattr(torch, dtype)
-
-
-@contextlib.contextmanager
-def seeded_torch(seed: int | None, device: str) -> Iterator[None]:
-    """Seed torch for one sampled generation without touching the caller's random state
-    (``torch.random.fork_rng``); ``None`` leaves torch's state alone."""
-    if seed is None:
-        yield
-        return
-    import torch
-
-    with torch.random.fork_rng(devices=[device] if device.startswith("cuda") else []):
-        torch.manual_seed(seed)
-        yield

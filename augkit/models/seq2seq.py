@@ -21,10 +21,9 @@ from augkit.models.batching import (
     pad_rows,
     token_budget_batches,
 )
-from augkit.models.device import seeded_torch
 from augkit.models.loaded import LoadedModel
 from augkit.models.long_inputs import Piece, pack_pieces
-from augkit.seeding import RowSeeder
+from augkit.seeding import generator, seeded_torch
 from augkit.terminal.progress import progress_bar
 
 #: A model whose tokenizer claims no limit (a huge sentinel) is cut here.
@@ -38,7 +37,7 @@ FALLBACK_MAX_INPUT_TOKENS = 512
 ROW_MULTIPLE = 4
 
 #: Step key of the per-input generator that draws which source unigrams an input's outputs
-#: may not hold (``forbid_source_unigrams``): RowSeeder(seed, this key) on the source text.
+#: may not hold (``forbid_source_unigrams``): ``generator(seed, this key, source text)``.
 FORBID_STEP_KEY = "forbid_source_unigrams"
 
 
@@ -231,7 +230,7 @@ class Seq2SeqModel(LoadedModel):
         never = self._never_forbidden_ids()
         banned: list[tuple[int, ...]] = [()] * len(texts)
         for item, ids in zip(present, self._token_ids([sources[i] for i in present]), strict=True):
-            draws = RowSeeder(0 if seeds is None else seeds[item], FORBID_STEP_KEY).rng(sources[item])
+            draws = generator(0 if seeds is None else seeds[item], FORBID_STEP_KEY, sources[item])
             banned[item] = tuple(t for t in dict.fromkeys(ids) if t not in never and draws.random() < probability)
         return banned
 

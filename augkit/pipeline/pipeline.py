@@ -315,17 +315,26 @@ class Pipeline:
 
 
     @property
-    def count_names(self) -> tuple[str, ...]:
-        """What :attr:`BatchOutcome.counts` counts per text, in order: ``generated``, then
-        the candidates each filter dropped (named after it; ``semantic#2`` for a second
-        use), then ``beyond n`` (kept by every filter but over the ``n`` asked for)."""
+    def named_steps(self) -> dict[str, Filter]:
+        """The pipeline's filters in order, by the name its trace (``dropped_by``), counts
+        and report give them: the filter's name, ``dedup#2`` for a second use.
+
+        >>> list(Pipeline.from_string("eda|dedup|dedup(against_source=False)", protected=False).named_steps)
+        ['dedup', 'dedup#2']
+        """
         seen: Counter = Counter()
-        names = []
+        named = {}
         for step in self.filters:
             seen[step.name] += 1
-            names.append(step.name if seen[step.name] == 1 else f"{step.name}#{seen[step.name]}")
-        return (GENERATED, *names, BEYOND_N, *self.usage_names)
+            named[step.name if seen[step.name] == 1 else f"{step.name}#{seen[step.name]}"] = step
+        return named
 
+    @property
+    def count_names(self) -> tuple[str, ...]:
+        """What :attr:`BatchOutcome.counts` counts per text, in order: ``generated``, then
+        the candidates each filter dropped (:attr:`named_steps`), then ``beyond n`` (kept by
+        every filter but over the ``n`` asked for)."""
+        return (GENERATED, *self.named_steps, BEYOND_N, *self.usage_names)
 
     @property
     def usage_names(self) -> tuple[str, ...]:
@@ -383,4 +392,4 @@ class Pipeline:
 
     def _batch_steps(self) -> BatchSteps:
         """What :func:`augkit.pipeline.run.run_batch` runs: this pipeline's generator and filters."""
-        return BatchSteps(self._generated, self.filters, self.count_names[1:1 + len(self.filters)], self.usage_names)
+        return BatchSteps(self._generated, self.named_steps, self.usage_names)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import operator
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from augkit.errors import AugmentationFailedError, AugmenterOutputError, UsageError
@@ -64,18 +64,18 @@ class RunSettings:
 @dataclass(frozen=True)
 class BatchSteps:
     """What a batch runs, as the pipeline hands it over: its generator (texts, n, seed, context ->
-    candidates per text), its filters in order with their names in the counts (``semantic#2``
-    for a second use), and the usage names its augmenters report."""
+    candidates per text), its filters in order by their names in the counts and the trace
+    (:attr:`~augkit.Pipeline.named_steps`: ``semantic#2`` for a second use), and the usage names
+    its augmenters report."""
 
     generate: Callable[[list[str], int, int, BatchContext], list[list[Candidate]]]
-    filters: tuple[Filter, ...]
-    filter_names: tuple[str, ...]
+    named_steps: Mapping[str, Filter]
     usage_names: tuple[str, ...]
 
     @property
     def count_width(self) -> int:
         """How many counts a text has: generated, one per filter, beyond n, the usage names."""
-        return len(self.filters) + 2 + len(self.usage_names)
+        return len(self.named_steps) + 2 + len(self.usage_names)
 
 
 def run_batch(steps: BatchSteps, texts: list[str], n: int, seed: int, context: BatchContext, run: RunSettings) -> BatchOutcome:
@@ -141,7 +141,7 @@ def _run_once(steps: BatchSteps, texts: list[str], n: int, seed: int, context: B
     sizes = list(map(len, candidates))
     columns = [sizes]  # one list per count name, one value per text: zipped into rows at the end
     fates = Fates(candidates) if trace else None
-    for step, step_name in zip(steps.filters, steps.filter_names):
+    for step_name, step in steps.named_steps.items():
         before = candidates
         candidates = checked_filter_output(step, step.filter_batch(texts, before, context), before)
         left = list(map(len, candidates))
@@ -150,7 +150,7 @@ def _run_once(steps: BatchSteps, texts: list[str], n: int, seed: int, context: B
             if not size and reasons[index] is None:
                 reasons[index] = f"all candidates removed by filter {step.name!r}"
         if fates is not None:
-            fates.dropped(before, candidates, step_name)
+            fates.dropped(before, candidates, step_name, texts, step)
         sizes = left
     kept = [row if len(row) <= n else row[:n] for row in candidates]
     columns.append([size - n if size > n else 0 for size in sizes])
@@ -186,9 +186,12 @@ class Fates:
         self._entry_of = [{id(c): entry for c, entry in zip(row, entries)} for row, entries in zip(generated, self._rows)]
         self._alive: list[list[Candidate]] = [*generated]  # ids stay unique while their objects live
 
-    def dropped(self, before: list[list[Candidate]], after: list[list[Candidate]], step: str) -> None:
-        """Mark what ``step`` dropped: the candidates of ``before`` missing from ``after``."""
-        for entry_of, old, new in zip(self._entry_of, before, after):
+    def dropped(self, before: list[list[Candidate]], after: list[list[Candidate]], step: str,
+                sources: Sequence[str] = (), filter_: Filter | None = None) -> None:
+        """Mark what ``step`` dropped: the candidates of ``before`` missing from ``after``,
+        each with its reason: the one the filter gave the candidate, else the filter's
+        :meth:`~augkit.Filter.explain` of it as a rewrite of its source."""
+        for row, (entry_of, old, new) in enumerate(zip(self._entry_of, before, after)):
             if len(old) == len(new) and all(a is b for a, b in zip(old, new)):
                 continue
             self._alive.append(new)
@@ -205,7 +208,8 @@ class Fates:
                 if id(candidate) not in claimed:
                     entry = entry_of[id(candidate)]
                     entry.dropped_by = step
-                    entry.reason = candidate.drop_reason
+                    entry.reason = candidate.drop_reason or (
+                        filter_.explain(sources[row], candidate.text) if filter_ is not None else "")
 
     def entries(self) -> list[list[TraceEntry]]:
         return self._rows

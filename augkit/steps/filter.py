@@ -19,6 +19,10 @@ class Filter(Configurable):
     filters that embed or score with a model). A filter may add scores to
     ``candidate.scores``; it must return a subset of the candidates it received, in the order
     it prefers.
+
+    A filter says why it dropped a candidate with :meth:`explain` (or, when it knows it
+    while filtering, by setting ``candidate.drop_reason``): the trace shows it in its
+    ``reason`` column.
     """
 
     name: ClassVar[str] = ""
@@ -52,6 +56,13 @@ class Filter(Configurable):
         """Called once per run, before any batch, with all the run's originals: the place to
         embed or index them once (``label_integrity`` compares candidates with all of them).
         Runs in the calling process, so worker processes inherit what it computes."""
+
+    def explain(self, source: str, text: str) -> str:
+        """Why this filter drops ``text`` as a rewrite of ``source``, in words (``"negation
+        added: 'not'"``), or ``""`` when it keeps it or cannot say. The pipeline asks it for
+        each candidate the filter dropped without a ``drop_reason``, when it keeps a trace;
+        the base filter cannot say."""
+        return ""
 
     def filter(self, source: str, candidates: list[Candidate]) -> list[Candidate]:
         """Return the candidates of ``source`` to keep."""

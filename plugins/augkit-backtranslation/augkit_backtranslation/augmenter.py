@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 import augkit
-from augkit.plugin import check_bool, repetition_loop
+from augkit.plugin import check_bool, draw_seed, repetition_loop
 from augkit_backtranslation.candidates import RoundTripCandidate
 from augkit_backtranslation.dual_score import SCORINGS
 from augkit_backtranslation.parabank import filter_candidates
@@ -197,7 +197,7 @@ class BackTranslation(augkit.Augmenter):
         """Round-trip every text in one batched pass per pivot and keep the best ``n``; each
         row's protected spans (``context.protected``) travel as placeholders. A row left with
         no candidate says why (``augkit.GeneratedRow.reason``)."""
-        seeds = [rng.getrandbits(63) for rng in rngs]
+        seeds = [draw_seed(rng) for rng in rngs]
         protected = context.protected if context is not None and context.protected is not None else [()] * len(texts)
         masked = [mask(text, spans, non_ascii=self.keep_non_ascii) for text, spans in zip(texts, protected, strict=True)]
         engine = self._get_engine()

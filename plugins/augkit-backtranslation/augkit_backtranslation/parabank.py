@@ -39,10 +39,10 @@ from augkit.plugin import (
     InvalidParameterError,
 )
 from augkit_backtranslation.parabank_steps import (
-    DROPPED_BY,
     DualScore,
     PivotBeamCandidates,
     WrongScriptFilter,
+    counted_steps,
 )
 from augkit_backtranslation.scripts import SCRIPTS, script_share
 
@@ -202,7 +202,8 @@ def filter_candidates(
     generator.pivots[source] = source  # the listed candidates need no pivot
     outcome = pipeline.run_batch([source], asked, 0, trace=True, strict=True)
     trace = outcome.traces[0]
-    dropped = {key: sum(entry.dropped_by == step for entry in trace) for key, step in DROPPED_BY.items()}
+    dropped = {key: sum(entry.dropped_by == step for entry in trace) for key, step in counted_steps(pipeline).items()}
+    dropped.setdefault("wrong_script", 0)  # no script to screen for: nothing dropped for it
     dropped["blank"] = generator.generated[0] - len(trace)
     dropped = {key: dropped[key] for key in ("wrong_script", "blank", "copies", "duplicates", "edit_ratio")}
     kept = [
@@ -320,6 +321,7 @@ def build_parabank(
         token_budget=token_budget, progress=progress,
     )
     best: dict[int, ParabankPair] = {}
+    counted = counted_steps(pipeline)
     for run in _runs_of_distinct_sentences(rows, sentences):
         generator.pivots.clear()
         generator.pivots.update({sentences[row]: pivots[row] for row in run})
@@ -329,7 +331,7 @@ def build_parabank(
         for row, generated, trace, kept in zip(run, generator.generated, outcome.traces, outcome.candidates, strict=True):
             counts["candidates"] += generated
             counts["blank"] += generated - len(trace)
-            for key, step in DROPPED_BY.items():
+            for key, step in counted.items():
                 counts[key] += sum(entry.dropped_by == step for entry in trace)
             if kept:
                 best[row] = _pair(sentences[row], pivots[row], row, kept[0].text, kept[0].scores, wrong_script)

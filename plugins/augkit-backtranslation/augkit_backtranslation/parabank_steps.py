@@ -6,7 +6,8 @@
 
 run with ``n=1`` (best per sentence; ``beyond n`` in the trace is "not the best") and a
 trace, from which :func:`~augkit_backtranslation.parabank.build_parabank` reads its counts:
-``wrong_script``, ``dedup`` (copies of the sentence), ``dedup#2`` (repeats), ``edit_ratio``.
+the drops of ``wrong_script``, of the first ``dedup`` (copies of the sentence), of the second
+(repeats) and of ``edit_ratio``, found by :func:`counted_steps`.
 ``wrong_script`` is there only with a script to screen for; ``dual_score`` and ``top_k`` only
 when both models can score (else the first survivor in beam order is kept).
 
@@ -27,15 +28,32 @@ from augkit.plugin import (
     DEFAULT_TOKEN_BUDGET,
     Augmenter,
     Candidate,
+    EditRatioFilter,
+    ExactDuplicateFilter,
     Filter,
     check_sources,
 )
 from augkit_backtranslation.dual_score import per_token
 from augkit_backtranslation.scripts import script_share
 
-#: The trace names of the steps whose drops :data:`~augkit_backtranslation.parabank.COUNT_KEYS`
-#: counts, by count key (a second ``dedup`` is ``dedup#2`` in the trace).
-DROPPED_BY = {"wrong_script": "wrong_script", "copies": "dedup", "duplicates": "dedup#2", "edit_ratio": "edit_ratio"}
+
+def counted_steps(pipeline: Any) -> dict[str, str]:
+    """The trace name (:attr:`augkit.Pipeline.named_steps`) of each step of the recipe whose
+    drops :data:`~augkit_backtranslation.parabank.COUNT_KEYS` counts, by count key:
+    ``wrong_script``, ``copies`` (the duplicate rule against the sentence only),
+    ``duplicates`` (against earlier candidates only) and ``edit_ratio``; a step the
+    pipeline lacks (``wrong_script`` without a script) is left out."""
+    keys = {}
+    for name, step in pipeline.named_steps.items():
+        if isinstance(step, WrongScriptFilter):
+            keys["wrong_script"] = name
+        elif isinstance(step, ExactDuplicateFilter) and not step.against_candidates:
+            keys["copies"] = name
+        elif isinstance(step, ExactDuplicateFilter) and not step.against_source:
+            keys["duplicates"] = name
+        elif isinstance(step, EditRatioFilter):
+            keys["edit_ratio"] = name
+    return keys
 
 
 class PivotBeamCandidates(Augmenter):

@@ -5,11 +5,17 @@ by dual scoring (MT-parabank)."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from augkit.plugin import DEFAULT_TOKEN_BUDGET, Runtime, TargetScore, load_seq2seq
+from augkit.plugin import (
+    DEFAULT_TOKEN_BUDGET,
+    MODEL_SEED_BITS,
+    Runtime,
+    TargetScore,
+    derive,
+    load_seq2seq,
+)
 from augkit.plugin import SEQ2SEQ_RUNTIMES as RUNTIMES
 from augkit_backtranslation.candidates import RoundTripCandidate
 from augkit_backtranslation.dual_score import SCORINGS, per_token, round_trip_terms
@@ -149,6 +155,6 @@ def _maybe(condition: bool, compute) -> list[TargetScore] | None:
 def _derived_seed(seed: int, salt: str) -> int:
     """A seed for one sampling step, from the item's own seed and what is sampled from
     (the pivot code, or the pivot text being translated back), so samples depend neither
-    on the batch nor on the other pivots."""
-    digest = hashlib.blake2b(f"{seed}|{salt}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big") >> 1
+    on the batch nor on the other pivots. Joined with "|", as since the first release:
+    the common separator would change every sampled round trip for the same seed."""
+    return derive(seed, salt, bits=MODEL_SEED_BITS, separator="|")

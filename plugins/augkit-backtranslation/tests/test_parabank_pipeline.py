@@ -6,7 +6,7 @@ from __future__ import annotations
 from augkit.plugin import GenerationResult
 
 from augkit_backtranslation.parabank import build_parabank, parabank_pipeline
-from augkit_backtranslation.parabank_steps import DROPPED_BY
+from augkit_backtranslation.parabank_steps import counted_steps
 
 
 class ByPivot:
@@ -28,9 +28,11 @@ def test_the_steps_and_their_trace_names_are_the_count_keys():
     pipeline, _ = parabank_pipeline(Scoring({}), Scoring({}), k=3, wrong_script="Latin")
     names = pipeline.count_names
     assert names == ("generated", "wrong_script", "dedup", "dedup#2", "edit_ratio", "dual_score", "top_k", "beyond n")
-    assert set(DROPPED_BY.values()) <= set(names)
+    assert counted_steps(pipeline) == {"wrong_script": "wrong_script", "copies": "dedup", "duplicates": "dedup#2",
+                                       "edit_ratio": "edit_ratio"}
     unscored, _ = parabank_pipeline(ByPivot({}), None, k=3)
     assert unscored.count_names == ("generated", "dedup", "dedup#2", "edit_ratio", "beyond n")
+    assert counted_steps(unscored) == {"copies": "dedup", "duplicates": "dedup#2", "edit_ratio": "edit_ratio"}
 
 
 def test_a_sentence_given_twice_with_different_translations_is_paraphrased_from_each():

@@ -38,7 +38,9 @@ from augkit.plugin import (
     PARAPHRASE_RELATIONS,
     InputError,
     InvalidParameterError,
-    RowSeeder,
+    draw_seed,
+    generator,
+    seeded_torch,
 )
 
 #: The paper's adversary is RoBERTa-based (section 2.2); base is the size a CPU can train
@@ -222,10 +224,8 @@ class HypothesisOnlyClassifier:
         if not kept:
             return None
         network, optimizer = self.network, self._optimizer
-        seed = RowSeeder(self.seed, "erap-adversary-dropout").rng(str(self.steps)).getrandbits(63)
+        seed = draw_seed(generator(self.seed, "erap-adversary-dropout", self.steps))
         total = 0.0
-        from augkit.plugin import seeded_torch
-
         with seeded_torch(seed, str(self.device)):
             network.train()
             try:
@@ -295,7 +295,6 @@ def _with_relation_head(network: Any, seed: int) -> Any:
     the relations: the encoder's weights are kept, the head is drawn anew from ``seed``."""
     import copy
 
-    import torch
     import transformers
 
     config = copy.deepcopy(network.config)
@@ -303,8 +302,7 @@ def _with_relation_head(network: Any, seed: int) -> Any:
     config.label2id = {relation: i for i, relation in enumerate(PARAPHRASE_RELATIONS)}
     config.num_labels = len(PARAPHRASE_RELATIONS)
     config.problem_type = "single_label_classification"
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
+    with seeded_torch(seed, "cpu"):  # the new head's initial weights
         fresh = transformers.AutoModelForSequenceClassification.from_config(config)
     prefix = f"{network.base_model_prefix}."
     encoder = {name: tensor for name, tensor in network.state_dict().items() if name.startswith(prefix)}

@@ -30,6 +30,8 @@ from augkit.plugin import (
     RowProtection,
     check_bool,
     check_int,
+    draw_seed,
+    low_bits,
     needs_within,
     repetition_loop,
     spans_kept_first,
@@ -48,6 +50,9 @@ from augkit_erap.sources import NO_GENERATOR, ControlledGenerator, MethodSamples
 #: Section 4.1's re-ranking pool sizes; the paper's main results use 20.
 RERANK_K = 20
 PREMISE = "premise"
+#: The width of a row's paraphrase seed (and of its premise's, the next int): 32 bits since
+#: the first release. Another width would give other samples for the same run seed.
+PARAPHRASE_SEED_BITS = 32
 #: Why a text got no paraphrase, in the words of the run's summary (with those of
 #: :mod:`augkit_erap.sources`: the generator's only copies, sample_from's nothing).
 REPETITION_REASON = ("erap: every paraphrase fell into a repetition loop (a phrase said over and over); "
@@ -278,7 +283,7 @@ class Erap(Augmenter):
                 )
 
     def augment_batch(self, texts, n, rngs, context):
-        seeds = [rng.getrandbits(32) for rng in rngs]
+        seeds = [draw_seed(rng, PARAPHRASE_SEED_BITS) for rng in rngs]
         if PREMISE not in context.columns:
             protected = list(context.protected) if context.protected is not None else None
             return self.paraphrases(list(texts), [self.relation] * len(texts), n, seeds, protected)
@@ -303,7 +308,7 @@ class Erap(Augmenter):
         side_text = {PREMISE: premises, "hypothesis": hypotheses}
         spans = None if protected is None else [protected[row] if side == "hypothesis" else () for row, side, _ in requests]
         found = self.paraphrases([side_text[side][row] for row, side, _ in requests], [r for _, _, r in requests], 1,
-                                 [(seeds[row] + (side == PREMISE)) % 2**32 for row, side, _ in requests], spans)
+                                 [low_bits(seeds[row] + (side == PREMISE), PARAPHRASE_SEED_BITS) for row, side, _ in requests], spans)
         rewrites = {(row, side, relation): out[0] for (row, side, relation), out in zip(requests, found, strict=True) if out}
         missing = {(row, side, relation): _reason_of(out) for (row, side, relation), out in zip(requests, found, strict=True)
                    if not out}

@@ -442,13 +442,10 @@ def _starting_model(model: str, device: str, seed: int) -> tuple[Any, Any]:
     run have them too: the vocabulary grows the same way each time). transformers draws the
     new embedding rows around the mean of the others from torch's global generator: they are
     drawn here from ``seed``, leaving the global state as it was."""
-    import torch
-
-    from augkit.plugin import load_for_training
+    from augkit.plugin import load_for_training, seeded_torch
 
     network, tokenizer = load_for_training(model, "seq2seq", device=device)
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
+    with seeded_torch(seed, "cpu"):  # the control tokens' initial embeddings
         add_control_tokens(network, tokenizer)
     return network, tokenizer
 

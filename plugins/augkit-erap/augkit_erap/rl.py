@@ -65,8 +65,10 @@ from typing import Any
 from augkit.plugin import (
     InvalidParameterError,
     MissingDependencyError,
-    RowSeeder,
     UsageError,
+    draw_seed,
+    generator,
+    seeded_torch,
 )
 from augkit_erap.adversary import (
     DEFAULT_ADVERSARY_LEARNING_RATE,
@@ -97,7 +99,7 @@ from augkit_erap.reward import (
 OPTIMIZER_FILE = "erap-rl-optimizer.pt"
 STATE_FILE = "erap-rl-state.json"
 ADVERSARY_FOLDER = "adversary"
-#: Step keys of the run's derived seeds (:class:`augkit.plugin.RowSeeder`).
+#: Salts of the run's derived seeds (:func:`augkit.plugin.generator`), with the step or epoch.
 ROLLOUT_SEED_KEY = "erap-rl-rollouts"
 ORDER_SEED_KEY = "erap-rl-order"
 TRAIN_EXTRA = "pip install augkit-erap (torch, transformers)"
@@ -247,8 +249,6 @@ def reinforce_step(model: Any, tokenizer: Any, rows: Sequence[tuple[str, str]], 
     roll-outs draw from ``seed``. See the module docstring for what is sampled and what is
     differentiated."""
     import torch
-
-    from augkit.plugin import seeded_torch
 
     sources = [text for text, _ in rows]
     relations = [checked_relation(relation) for _, relation in rows]
@@ -451,7 +451,7 @@ def fine_tune(
                 rows = [pairs[i] for i in _batch_indices(step, len(pairs), settings)]
                 recorder.forget()
                 outcome = reinforce_step(model, tokenizer, rows, evaluator, optimizer, settings,
-                                         seed=RowSeeder(settings.seed, ROLLOUT_SEED_KEY).rng(str(step)).getrandbits(63),
+                                         seed=draw_seed(generator(settings.seed, ROLLOUT_SEED_KEY, step)),
                                          device=device)
                 for (text, _), reference in zip(rows, outcome.references):
                     pending["texts"].append(reference)
@@ -630,7 +630,7 @@ def _batch_indices(step: int, examples: int, settings: RLSettings) -> list[int]:
     per_epoch = settings.steps_per_epoch(examples)
     epoch, position = divmod(step, per_epoch)
     order = list(range(examples))
-    RowSeeder(settings.seed, ORDER_SEED_KEY).rng(str(epoch)).shuffle(order)
+    generator(settings.seed, ORDER_SEED_KEY, epoch).shuffle(order)
     return order[position * settings.batch_size : (position + 1) * settings.batch_size]
 
 

@@ -22,6 +22,7 @@ from augkit.plugin import (
     ModelNeed,
     RowProtection,
     check_bool,
+    draw_seed,
     relocated,
     repetition_loop,
     spans_kept_first,
@@ -151,7 +152,7 @@ class FaqParaphraser(Augmenter):
         (``context.protected``) go to a generator that takes them, and order the candidates
         that kept them first. A question left with none says why."""
         shortened = [shorten(text) for text in texts]
-        seeds = [rng.getrandbits(63) for rng in rngs]
+        seeds = [draw_seed(rng) for rng in rngs]
         asked = n if self.num_return is None else self.num_return
         protected = context.protected if context is not None else None
         options = {}

@@ -182,7 +182,7 @@ def paraphrase_faq(
     if texts:  # else nothing to generate or select: no model to load
         pipeline.prepare(questions.all_questions)  # label_integrity: retrieve among all the questions
         # Each question's candidates depend on the seed and its text alone (the augmenter
-        # draws from RowSeeder(seed, "faq") on the question), whatever the other questions.
+        # draws from its row's generator, augkit.seeding), whatever the other questions.
         # strict: an error on a question stops the run, naming it (as the hand-wired version did)
         outcome = pipeline.run_batch(texts, EVERY_CANDIDATE, resolve_seed(seed), trace=True, strict=True)
         traces = outcome.traces
@@ -266,9 +266,9 @@ class _ShowingProgress:
 
 def _records(pipeline, questions: FaqQuestions, sources, texts, traces, ranked) -> list[dict[str, Any]]:
     """One record per candidate, read from the trace: its scores and the step that decided
-    its fate; a screen's drop says why (its ``explain()``), an accepted candidate its rank
+    its fate; a screen's drop says why (the trace's reason), an accepted candidate its rank
     (its place in the pipeline's ranked output)."""
-    steps = dict(zip(pipeline.count_names[1:-1], pipeline.filters, strict=True))
+    steps = pipeline.named_steps
     records: list[dict[str, Any]] = []
     for row, question, trace, kept in zip(sources, texts, traces, ranked, strict=True):
         rank_of = {text: rank for rank, text in enumerate(kept, start=1)}
@@ -278,7 +278,7 @@ def _records(pipeline, questions: FaqQuestions, sources, texts, traces, ranked) 
             records.append({
                 "candidate_id": len(records), "source": questions.labels[row], "question": question,
                 "candidate": entry.candidate,
-                "meaning_change": f"{step.name}: {step.explain(question, entry.candidate)}" if status == "meaning_changed" else None,
+                "meaning_change": f"{step.name}: {entry.reason}" if status == "meaning_changed" else None,
                 "semantic": entry.scores.get(SEMANTIC, float("nan")),
                 "label_integrity": entry.scores.get(INTEGRITY, float("nan")),
                 "nearest_question": None, "status": status,
@@ -297,18 +297,18 @@ def _status(step: Any, dropped_by: str) -> str:
         return "accepted"
     if step is None:  # "beyond n": never, as the pipeline runs with EVERY_CANDIDATE
         return "beyond_n"
-    return "meaning_changed" if hasattr(step, "explain") else _STATUS_BY_STEP[step.name]
+    return _STATUS_BY_STEP.get(step.name, "meaning_changed")
 
 
 def _screens(names: Sequence[str]) -> list[Any]:
     """The screen filters, built by name through the registry (a bad name lists the filters)."""
-    from augkit.plugin import get_registry
+    from augkit.plugin import Filter, get_registry
 
     if isinstance(names, str):
         raise InvalidParameterError(f"screens must be a sequence of filter names, e.g. {list(DEFAULT_SCREENS)}, got {names!r}")
     registry = get_registry()
     filters = [registry.create_filter(name) for name in names]
-    unexplained = [f.name for f in filters if not hasattr(f, "explain")]
+    unexplained = [f.name for f in filters if type(f).explain is Filter.explain]
     if unexplained:
         raise InvalidParameterError(f"screens must say why they drop a candidate (explain()); {', '.join(unexplained)} does not")
     return filters

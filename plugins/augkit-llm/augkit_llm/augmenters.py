@@ -38,6 +38,7 @@ from augkit.plugin import (
     RowProtection,
     check_bool,
     check_int,
+    draw_seed,
     repetition_loop,
     spans_kept_first,
 )
@@ -150,7 +151,7 @@ class _ChatMethod(Augmenter):
 
         requests = [
             ChatRequest(tuple(m), temperature=self.temperature, top_p=self.top_p, max_tokens=self.max_tokens,
-                        seed=rng.getrandbits(SEED_BITS) if self.send_seed else None)
+                        seed=draw_seed(rng, SEED_BITS) if self.send_seed else None)
             for m, rng in zip(messages, rngs, strict=True)
         ]
         results = self.client.complete(requests, usable=None if self.cache_unusable else _usable)

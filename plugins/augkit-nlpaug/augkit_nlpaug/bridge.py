@@ -34,6 +34,7 @@ from augkit.plugin import (
     ModelNotAvailableError,
     UnknownParameterError,
     check_models,
+    draw_seed,
     first_distinct,
     spacing_key,
     unknown_name_message,
@@ -130,7 +131,7 @@ class NlpaugAugmenter(Augmenter):
 
     def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
         """One text, nlpaug's generators seeded with a seed drawn from ``rng``."""
-        return self.augment_batch([text], n, [rng.getrandbits(ROW_SEED_BITS)])[0]
+        return self.augment_batch([text], n, [draw_seed(rng, ROW_SEED_BITS)])[0]
 
     def augment_batch(self, texts: list[str], n: int, seeds: list[int]) -> list[list[str]]:
         """One nlpaug call per row, nlpaug's global generators seeded with the row's seed

@@ -23,12 +23,11 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 
-from augkit.plugin import ROW_SEED_BITS
+from augkit.plugin import MODEL_SEED_BITS, high_bits, low_bits
 
 #: NumPy's legacy seeding takes 32-bit seeds: the row seed's top 32 bits.
 NUMPY_SEED_BITS = 32
-#: torch's manual seed takes 64 bits, signed: the row seed's low 63 bits.
-TORCH_SEED_MASK = (1 << 63) - 1
+#: torch's manual seed takes 64 bits, signed: the row seed's low 63 bits (MODEL_SEED_BITS).
 
 _LOCK = threading.RLock()
 
@@ -60,9 +59,9 @@ def global_randomness(generators: Sequence[str] = GENERATORS) -> Iterator[Callab
         seed_python(python, seed)
         python.gauss_next = None
         if numpy is not None:
-            numpy.random.seed(seed >> (ROW_SEED_BITS - NUMPY_SEED_BITS))
+            numpy.random.seed(high_bits(seed, NUMPY_SEED_BITS))
         if torch is not None:
-            torch.manual_seed(seed & TORCH_SEED_MASK)
+            torch.manual_seed(low_bits(seed, MODEL_SEED_BITS))
 
     with _LOCK:
         python_state = random.getstate()

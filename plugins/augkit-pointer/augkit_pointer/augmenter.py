@@ -16,6 +16,7 @@ from augkit.plugin import (
     ModelNeed,
     RowProtection,
     check_bool,
+    draw_seed,
     repetition_loop,
 )
 from augkit_pointer.insertion import (
@@ -231,7 +232,7 @@ class Pointer(augkit.Augmenter):
         sentences in one batched pass; a row left with none says why."""
         lists = self.keyword_lists(texts, n, rngs, context.protected if context is not None else None)
         flat = [(row, keywords) for row, row_lists in enumerate(lists) for keywords in row_lists if keywords]
-        seeds = [rngs[row].getrandbits(63) for row, _ in flat] if self.do_sample else None
+        seeds = [draw_seed(rngs[row]) for row, _ in flat] if self.do_sample else None
         if not flat:
             return [GeneratedRow([], reason=NO_KEYWORDS) for _ in texts]
         insertions = self.generator().generate([keywords for _, keywords in flat], seeds)

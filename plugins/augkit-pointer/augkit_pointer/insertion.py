@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from augkit.plugin import InvalidParameterError
+from augkit.plugin import MODEL_SEED_BITS, InvalidParameterError, low_bits
 from augkit_pointer.stages import NOI_TOKEN
 
 #: A last keyword among these ends the sentence: nothing is inserted after it (the seed
@@ -207,7 +207,7 @@ class InsertionGenerator:
         if self.settings.do_sample:
             import torch
 
-            generator = torch.Generator().manual_seed(int(seed) % (2**63))
+            generator = torch.Generator().manual_seed(low_bits(int(seed), MODEL_SEED_BITS))
         return _Row(ids, closed, glued, [k.strip() for k in keywords], origin, generator, ends_sentence)
 
     def _text(self, row: _Row) -> str:

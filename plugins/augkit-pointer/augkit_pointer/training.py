@@ -335,10 +335,9 @@ def _new_bert(shape: BertShape, sentences: Sequence[str], settings: PointerSetti
     """A randomly initialised ``BertForMaskedLM`` of ``shape`` (weights drawn from the run's
     seed without touching the global random state) and a WordPiece tokenizer trained on
     ``sentences``."""
-    import torch
     import transformers
 
-    from augkit.plugin import bert_wordpiece_tokenizer
+    from augkit.plugin import bert_wordpiece_tokenizer, seeded_torch
 
     tokenizer = bert_wordpiece_tokenizer(sentences, settings.vocab_size, max_length=NEW_MODEL_POSITIONS)
     _add_noi_to_vocabulary(tokenizer)  # before the embeddings are made: no resizing of a random model
@@ -347,8 +346,7 @@ def _new_bert(shape: BertShape, sentences: Sequence[str], settings: PointerSetti
         num_attention_heads=shape.heads, intermediate_size=shape.intermediate,
         max_position_embeddings=NEW_MODEL_POSITIONS, pad_token_id=tokenizer.pad_token_id,
     )
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(settings.seed)
+    with seeded_torch(settings.seed, "cpu"):  # the new model's initial weights
         network = transformers.BertForMaskedLM(config)
     return network.train(), tokenizer
 
