@@ -88,7 +88,7 @@ def measure(shared: Path, pairs: int, rows: int, seed: int) -> dict:
 def quora_pairs(shared: Path, wanted: int) -> list[dict]:
     """The first ``wanted`` Quora pairs with a number or time, and the ``numbers`` decision on each."""
     from augkit.filters import NumbersFilter
-    from augkit.filters.number_expressions import names_a_number
+    from augkit.filters.number_words import names_a_number
 
     step = NumbersFilter()
     folder = shared / "quora_pairs" / "paragen" / "head_0a142eb"

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from augkit.filters import NumbersFilter
-from augkit.filters.number_expressions import names_a_number
+from augkit.filters.number_words import names_a_number
 from augkit.steps.candidate import Candidate
 
 FIXTURE = Path(__file__).parent / "fixtures" / "intent_slots.tsv"

@@ -119,7 +119,7 @@ def learn_names(
 def _may_be_a_name(words: tuple[str, ...], is_name_word: Callable[[str], bool]) -> bool:
     """Whether a phrase may name something in other rows: not made only of words that are
     never names, of numbers (the ``numbers`` filter's) or of single characters ("U", "A")."""
-    from augkit.filters.number_expressions import NUMBER_WORDS
+    from augkit.filters.number_vocabulary import NUMBER_WORDS
 
     return any(is_name_word(word) and len(word) > 1 and not word.isdigit() and word not in NUMBER_WORDS for word in words)
 

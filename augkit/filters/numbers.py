@@ -13,14 +13,9 @@ from augkit.filters.label_safety import (
     multiset_difference,
     word_set,
 )
-from augkit.filters.number_expressions import (
-    ARTICLE,
-    TIME_WORDS,
-    Expression,
-    names_a_number,
-    read_expressions,
-    same_direction,
-)
+from augkit.filters.number_expressions import read_expressions
+from augkit.filters.number_vocabulary import ARTICLE, TIME_WORDS
+from augkit.filters.number_words import Expression, names_a_number, same_direction
 
 __all__ = ["TIME_WORDS", "NumbersFilter"]
 
