@@ -352,7 +352,10 @@ def llm_server(tiny_chat_model):
     """A real ``transformers serve`` on 127.0.0.1 serving :func:`tiny_chat_model`: a
     :class:`augkit.testing.llm_servers.ServedModel` (``base_url`` ending in ``/v1``, ``model``
     the name requests give). Stopped by its PID at the end of the session."""
-    from augkit.testing.llm_servers import start_transformers_serve, transformers_serve_unavailable
+    from augkit.testing.llm_servers import (
+        start_transformers_serve,
+        transformers_serve_unavailable,
+    )
 
     reason = transformers_serve_unavailable()
     assert reason is None, f"transformers serve cannot run ({reason}): the test extra installs it"
@@ -366,7 +369,7 @@ def scripted_llm_server():
     """A factory of started :class:`augkit.testing.llm_servers.ScriptedChatServer`:
     ``scripted_llm_server([reply("..."), error(429)], default=None, models=(...))``. Every
     server it made is closed when the test ends."""
-    from augkit.testing.llm_servers import ScriptedChatServer
+    from augkit.testing.scripted_chat import ScriptedChatServer
 
     servers = []
 

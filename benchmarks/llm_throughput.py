@@ -77,7 +77,7 @@ def read_texts(data: Path, count: int) -> list[str]:
 def scripted_paraphrases(latency: float) -> Callable:
     """A ScriptedChatServer script: after ``latency`` seconds, two "paraphrases" made from the
     request's text and seed, so the rows depend on what was asked and nothing else."""
-    from augkit.testing.llm_servers import reply
+    from augkit.testing.scripted_chat import reply
 
     def answer(request: dict):
         text = request["messages"][-1]["content"].split("Text: ", 1)[-1].split("\n", 1)[0]
@@ -197,7 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     import transformers
 
     from augkit.testing import build_chat_model
-    from augkit.testing.llm_servers import ScriptedChatServer, start_transformers_serve
+    from augkit.testing.llm_servers import start_transformers_serve
+    from augkit.testing.scripted_chat import ScriptedChatServer
 
     texts = read_texts(args.data, args.texts)
     servers = args.servers.split(",")

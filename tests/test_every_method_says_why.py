@@ -22,7 +22,7 @@ import pytest
 
 import augkit
 from augkit.pipeline.run import NOTHING_GENERATED
-from augkit.testing.llm_servers import reply
+from augkit.testing.scripted_chat import reply
 
 #: Lines of BANKING77's validation split (0-based): two sentences, twelve questions about
 #: topping up and physical cards, and "fix my top up".

@@ -14,12 +14,10 @@ import urllib.request
 import pytest
 
 from augkit.testing.llm_servers import (
-    ScriptedResponse,
-    error,
-    reply,
     start_transformers_serve,
     transformers_serve_unavailable,
 )
+from augkit.testing.scripted_chat import ScriptedResponse, error, reply
 
 SECRET = "sk-test-never-echoed"
 MESSAGES = [{"role": "system", "content": "Paraphrase the text."}, {"role": "user", "content": "I lost my card"}]

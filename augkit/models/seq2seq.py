@@ -9,10 +9,9 @@ limit (scoring); either way the caller is told which inputs, and a warning is is
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from augkit.errors import InvalidParameterError
@@ -21,8 +20,14 @@ from augkit.models.batching import (
     pad_rows,
     token_budget_batches,
 )
+from augkit.models.generation_options import (
+    check_generation_options,
+    checked_probability,
+    checked_unigram_sources,
+)
 from augkit.models.loaded import LoadedModel
 from augkit.models.long_inputs import Piece, pack_pieces
+from augkit.models.seq2seq_outputs import GenerationResult, TargetScore
 from augkit.seeding import generator, seeded_torch
 from augkit.terminal.progress import progress_bar
 
@@ -39,31 +44,6 @@ ROW_MULTIPLE = 4
 #: Step key of the per-input generator that draws which source unigrams an input's outputs
 #: may not hold (``forbid_source_unigrams``): ``generator(seed, this key, source text)``.
 FORBID_STEP_KEY = "forbid_source_unigrams"
-
-
-@dataclass(frozen=True)
-class TargetScore:
-    """Teacher-forced log-probability of a target given its source: ``logprob`` is the sum
-    of the natural-log probabilities of the target's ``tokens`` tokens (end-of-sequence
-    included)."""
-
-    logprob: float
-    tokens: int
-
-    @property
-    def per_token(self) -> float:
-        return self.logprob / self.tokens
-
-
-@dataclass
-class GenerationResult:
-    """Outputs of :meth:`Seq2SeqModel.generate`: ``texts[i]`` holds the sequences for
-    input ``i`` (``num_return`` of them, fewer only for an empty input); ``split`` and
-    ``truncated`` list the inputs that were too long for the model."""
-
-    texts: list[list[str]]
-    split: list[int] = field(default_factory=list)
-    truncated: list[int] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -146,9 +126,9 @@ class Seq2SeqModel(LoadedModel):
         as ``unigram_sources`` so the prompt's own words stay allowed.
         :meth:`forbidden_unigrams` tells which tokens are forbidden.
         """
-        _check_generation_options(num_beams, num_return, do_sample, top_p, seeds, len(texts), top_k)
-        probability = _checked_probability(forbid_source_unigrams)
-        _checked_unigram_sources(unigram_sources, texts)
+        check_generation_options(num_beams, num_return, do_sample, top_p, seeds, len(texts), top_k)
+        probability = checked_probability(forbid_source_unigrams)
+        checked_unigram_sources(unigram_sources, texts)
         options = self._generation_options(num_beams, num_return, do_sample, top_p, top_k, max_new_tokens, min_new_tokens)
         limit = self._limit(max_input_tokens)
         units, split, truncated = self._units(texts, limit, long_inputs)
@@ -222,10 +202,10 @@ class Seq2SeqModel(LoadedModel):
         spelled by other tokens, and one the model can only spell with a forbidden token is
         left out or reworded; both are accepted, diverging from the source is the point.
         """
-        probability = _checked_probability(probability)
+        probability = checked_probability(probability)
         if seeds is not None and len(seeds) != len(texts):
             raise InvalidParameterError(f"seeds must have one seed per text: {len(seeds)} seeds for {len(texts)} texts")
-        sources = _checked_unigram_sources(unigram_sources, texts)
+        sources = checked_unigram_sources(unigram_sources, texts)
         present = [i for i, text in enumerate(texts) if isinstance(text, str) and text.strip()]
         never = self._never_forbidden_ids()
         banned: list[tuple[int, ...]] = [()] * len(texts)
@@ -392,39 +372,6 @@ def _join_pieces(texts, units: list[_Unit], outputs: dict, num_return: int) -> l
         count = min(len(part) for part in parts)
         joined.append([" ".join(part[i] for part in parts).strip() for i in range(min(count, num_return))])
     return joined
-
-
-def _check_generation_options(num_beams, num_return, do_sample, top_p, seeds, count, top_k=None) -> None:
-    for name, value in (("num_beams", num_beams), ("num_return", num_return)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise InvalidParameterError(f"{name} must be an integer >= 1, got {value!r}")
-    if not do_sample and num_return > num_beams:
-        raise InvalidParameterError(f"beam search returns at most num_beams sequences: num_return={num_return} > num_beams={num_beams}")
-    if top_p is not None and not 0 < top_p <= 1:
-        raise InvalidParameterError(f"top_p must be in (0, 1], got {top_p!r}")
-    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0):
-        raise InvalidParameterError(f"top_k must be an integer >= 0 (0: no top-k cut), got {top_k!r}")
-    if seeds is not None and len(seeds) != count:
-        raise InvalidParameterError(f"seeds must have one seed per text: {len(seeds)} seeds for {count} texts")
-
-
-def _checked_probability(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or not 0 <= value <= 1:
-        raise InvalidParameterError(
-            f"forbid_source_unigrams must be a probability between 0 and 1 (0: off), got {value!r}")
-    return float(value)
-
-
-def _checked_unigram_sources(sources: Sequence[str] | None, texts: Sequence[str]) -> Sequence[str]:
-    if sources is None:
-        return texts
-    if isinstance(sources, str) or len(sources) != len(texts):
-        count = "a string" if isinstance(sources, str) else f"{len(sources)} sources"
-        raise InvalidParameterError(f"unigram_sources must have one text per input: {count} for {len(texts)} texts")
-    wrong = [i for i, source in enumerate(sources) if not isinstance(source, str)]
-    if wrong:
-        raise InvalidParameterError(f"unigram_sources must be texts; not at positions {wrong[:10]}")
-    return sources
 
 
 def _warn_long_inputs(name: str, limit: int, split: list[int], truncated: list[int], count: int) -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import random
 
 import pytest
+from augkit_aeda.aeda import AEDA
 from hypothesis import given
 from hypothesis import strategies as st
 
 import augkit
 from augkit.plugin import split_words
-from augkit_aeda.aeda import AEDA
 
 MARKS = {".", ",", "!", "?", ";", ":"}
 SENTENCES = st.lists(

@@ -8,15 +8,6 @@ from __future__ import annotations
 import math
 
 import pytest
-
-from augkit.plugin import (
-    GenerationResult,
-    InputError,
-    InvalidParameterError,
-    TargetScore,
-    edit_distance_ratio,
-)
-
 from augkit_backtranslation.parabank import (
     COUNT_KEYS,
     PIVOT_BEAMS,
@@ -26,6 +17,14 @@ from augkit_backtranslation.parabank import (
     kept_by_top_fraction,
 )
 from augkit_backtranslation.scripts import script_share
+
+from augkit.plugin import (
+    GenerationResult,
+    InputError,
+    InvalidParameterError,
+    TargetScore,
+    edit_distance_ratio,
+)
 
 # -- the filter step ---------------------------------------------------------------------
 

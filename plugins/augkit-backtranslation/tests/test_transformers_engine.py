@@ -9,10 +9,10 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+from augkit_backtranslation.round_trip import GenerationSettings, TransformersEngine  # noqa: E402
+
 import augkit  # noqa: E402
 from augkit.plugin import clear_model_cache, edit_distance_ratio, load_seq2seq  # noqa: E402
-
-from augkit_backtranslation.round_trip import GenerationSettings, TransformersEngine  # noqa: E402
 
 
 @pytest.fixture(scope="module")

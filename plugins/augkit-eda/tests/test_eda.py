@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 
 import pytest
+from augkit_eda.eda import EDA, normalize_like_reference
 
 import augkit
-from augkit_eda.eda import EDA, normalize_like_reference
 
 
 def test_registered_with_the_papers_defaults():

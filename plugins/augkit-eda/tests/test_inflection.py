@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from augkit_eda.inflection import Inflector, regular_form
 from augkit_eda.wordnet import default_lexicon
 

@@ -5,10 +5,6 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
-
-from augkit.plugin import WordSequence, join_words, split_words
 from augkit_eda.eda import EDA
 from augkit_eda.operations import (
     PreparedText,
@@ -21,6 +17,10 @@ from augkit_eda.operations import (
 )
 from augkit_eda.stopwords import EDA_STOP_WORDS
 from augkit_eda.synonyms import SafeSynonyms
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from augkit.plugin import WordSequence, join_words, split_words
 
 VOCABULARY = ["I", "lost", "my", "card", "Why", "is", "the", "top-up", "pending", "can't", "exchange",
               "rate", "Transfer", "money", "to", "account", "PIN", "blocked", "refund", "2", "ATM", "café"]

@@ -9,15 +9,15 @@ import random
 import re
 
 import pytest
-
-import augkit
-from augkit.plugin import split_words
 from augkit_eda import EDA
 from augkit_eda.inflection import UNCHANGED_PAST
 from augkit_eda.stopwords import EDA_STOP_WORDS
 from augkit_eda.synonyms import REPLACEABLE_TAGS, SafeSynonyms, WordNetAllSynonyms
 from augkit_eda.tagging import PatternTagger
 from augkit_eda.wordnet import default_lexicon
+
+import augkit
+from augkit.plugin import split_words
 
 #: Issue 13's candidates that change the meaning, with the word they came from.
 MEANING_CHANGERS = {

@@ -6,9 +6,9 @@ import subprocess
 import sys
 
 import pytest
+from augkit_eda.tagging import PatternTagger
 
 from augkit.plugin import split_words
-from augkit_eda.tagging import PatternTagger
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-
 from augkit_eda.wordnet import LEXICON_RESOURCE, default_lexicon
 
 TOOLS = Path(__file__).resolve().parents[1] / "tools" / "build_wordnet_lexicon.py"

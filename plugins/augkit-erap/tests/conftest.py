@@ -13,7 +13,6 @@ import pytest
 def tiny_erap_generator(tiny_t5, tmp_path_factory) -> Path:
     """The tiny random T5 of the root conftest, with the three control tokens added."""
     import transformers
-
     from augkit_erap.relations import add_control_tokens
 
     folder = tmp_path_factory.mktemp("erap") / "generator"

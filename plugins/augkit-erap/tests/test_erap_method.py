@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-
-import augkit
-from augkit.cli.main import main
-from augkit.plugin import InputError, ModelNotAvailableError, UsageError
 from augkit_erap.augmenter import Erap
 from augkit_erap.projection import TABLE_6
 from augkit_erap.relations import CONTROL_TOKENS
 from augkit_erap.reward import ErapEvaluator, minilm_similarity
+
+import augkit
+from augkit.cli.main import main
+from augkit.plugin import InputError, ModelNotAvailableError, UsageError
 
 P, H, LABEL = "sentence_A", "sentence_B", "entailment_label"
 RULES = {rule.name: rule for rule in TABLE_6}
@@ -46,7 +46,6 @@ def test_a_generator_without_relation_tokens_is_refused(tiny_t5):
 
 def test_the_relation_token_leads_the_generators_input_and_changes_its_output(tiny_erap_generator, sick):
     import transformers
-
     from augkit_erap.relations import controlled_input
 
     tokenizer = transformers.AutoTokenizer.from_pretrained(tiny_erap_generator)

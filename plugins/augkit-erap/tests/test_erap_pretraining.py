@@ -11,9 +11,6 @@ import re
 from collections import Counter
 
 import pytest
-
-import augkit
-from augkit.plugin import RELATIONS, AugkitError, EntailmentOracle, RelationJudgement, relation_probabilities
 from augkit_erap import pretraining, train_cli
 from augkit_erap.pretraining import (
     LABELLED_PAIRS,
@@ -25,6 +22,15 @@ from augkit_erap.pretraining import (
     read_pairs,
 )
 from augkit_erap.relations import CONTROL_TOKENS, controlled_input
+
+import augkit
+from augkit.plugin import (
+    RELATIONS,
+    AugkitError,
+    EntailmentOracle,
+    RelationJudgement,
+    relation_probabilities,
+)
 
 #: Few, fast steps on the tiny T5.
 FAST = {"max_length": 24, "batch_size": 8, "gradient_accumulation": 1, "learning_rate": 3e-3, "logging_steps": 2}

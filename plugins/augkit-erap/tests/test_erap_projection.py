@@ -4,9 +4,9 @@ an NE pair, under the paper's table and under strict logic, and the rule names."
 from __future__ import annotations
 
 import pytest
+from augkit_erap.projection import TABLE_6, checked_types, needed_relations, rules_for
 
 from augkit.plugin import InvalidParameterError
-from augkit_erap.projection import TABLE_6, checked_types, needed_relations, rules_for
 
 ALL = ("equivalence", "reverse", "forward")
 

@@ -9,14 +9,14 @@ import json
 
 import pandas as pd
 import pytest
+from augkit_erap.augmenter import REPETITION_REASON, Erap
+from augkit_erap.sources import ONLY_COPIES
 
 import augkit
 from augkit.pipeline.run import NOTHING_GENERATED
 from augkit.plugin import ProtectedSpan, repetition_loop
 from augkit.protection.reading import code_spans
-from augkit.testing.llm_servers import reply
-from augkit_erap.augmenter import REPETITION_REASON, Erap
-from augkit_erap.sources import ONLY_COPIES
+from augkit.testing.scripted_chat import reply
 
 P, H, LABEL = "sentence_A", "sentence_B", "entailment_label"
 

@@ -8,8 +8,6 @@ import argparse
 
 import pandas as pd
 import pytest
-
-from augkit.plugin import InputError, InvalidParameterError, UsageError, read_table
 from augkit_erap import recast_cli
 from augkit_erap.recast_sick import (
     RECAST_COLUMNS,
@@ -19,6 +17,8 @@ from augkit_erap.recast_sick import (
     recast_sick,
     relation_counts,
 )
+
+from augkit.plugin import InputError, InvalidParameterError, UsageError, read_table
 
 
 @pytest.fixture(scope="module")

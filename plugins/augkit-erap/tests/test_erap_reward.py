@@ -5,14 +5,18 @@ the evaluator putting the oracle's likelihood of the asked relation into r_l."""
 from __future__ import annotations
 
 import pytest
-
-from augkit.plugin import InvalidParameterError, RelationJudgement, relation_probabilities
 from augkit_erap.reward import (
     ErapEvaluator,
     RewardWeights,
     adversary_penalty,
     combine,
     diversity_rewards,
+)
+
+from augkit.plugin import (
+    InvalidParameterError,
+    RelationJudgement,
+    relation_probabilities,
 )
 
 

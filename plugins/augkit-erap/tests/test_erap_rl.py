@@ -9,8 +9,6 @@ import json
 from types import SimpleNamespace
 
 import pytest
-
-from augkit.plugin import UsageError
 from augkit_erap.adversary import HypothesisOnlyClassifier, relation_targets
 from augkit_erap.relations import CONTROL_TOKENS, controlled_input
 from augkit_erap.reward import ErapEvaluator
@@ -23,6 +21,8 @@ from augkit_erap.rl import (
     reinforce_step,
     token_returns,
 )
+
+from augkit.plugin import UsageError
 
 EXAMPLES = [
     ("how do i learn python quickly", "forward"),

@@ -4,7 +4,6 @@ terms of the shared FAQ data."""
 from __future__ import annotations
 
 import pytest
-
 from augkit_faq.abbreviations import find_terms, kept_terms, restore, shorten
 
 THESIS_QUESTION = (

@@ -12,11 +12,16 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+from augkit_faq.augmenter import FaqParaphraser  # noqa: E402
+from augkit_faq.generators import (  # noqa: E402
+    BART_UNI_PROBABILITY,
+    Seq2SeqParaphraser,
+    resolve_generator,
+)
+from augkit_faq.prompt import paraphrase_prompt  # noqa: E402
+
 from augkit.cli.main import main  # noqa: E402
 from augkit.plugin import AugkitError, load_seq2seq  # noqa: E402
-from augkit_faq.augmenter import FaqParaphraser  # noqa: E402
-from augkit_faq.generators import BART_UNI_PROBABILITY, Seq2SeqParaphraser, resolve_generator  # noqa: E402
-from augkit_faq.prompt import paraphrase_prompt  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ import math
 
 import pandas as pd
 import pytest
-
 from augkit_faq import paraphrase_faq
 from augkit_faq.faq import STATUSES
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from augkit_faq import FaqParaphraser, paraphrase_faq
+from augkit_faq.augmenter import NOTHING_GENERATED as NO_CANDIDATE
+from augkit_faq.augmenter import REPETITION_REASON
 
 import augkit
 from augkit.pipeline.run import NOTHING_GENERATED
 from augkit.protection.reading import code_spans
-from augkit_faq import FaqParaphraser, paraphrase_faq
-from augkit_faq.augmenter import NOTHING_GENERATED as NO_CANDIDATE
-from augkit_faq.augmenter import REPETITION_REASON
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,6 @@ Marian model: the mechanics, not the quality), augkit methods, and how a name is
 from __future__ import annotations
 
 import pytest
-
-from augkit.plugin import AugkitError
 from augkit_faq.augmenter import FaqParaphraser
 from augkit_faq.generators import (
     DEFAULT_GENERATOR,
@@ -13,6 +11,8 @@ from augkit_faq.generators import (
     Seq2SeqParaphraser,
     resolve_generator,
 )
+
+from augkit.plugin import AugkitError
 
 
 @pytest.fixture(scope="module")

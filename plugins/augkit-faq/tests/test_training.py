@@ -10,12 +10,12 @@ import re
 
 import pandas as pd
 import pytest
-
-from augkit.cli.main import main
-from augkit.plugin import AugkitError
 from augkit_faq import paraphrase_faq
 from augkit_faq.generators import Seq2SeqParaphraser
 from augkit_faq.training import TrainingSettings, read_pairs, train_paraphraser
+
+from augkit.cli.main import main
+from augkit.plugin import AugkitError
 
 pytestmark = pytest.mark.slow
 

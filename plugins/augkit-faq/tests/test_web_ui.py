@@ -173,8 +173,9 @@ def test_a_workbook_bomb_is_refused_at_once(workbook_with_sheet, tmp_path, covid
 def test_an_upload_with_more_cells_than_the_page_parses_is_refused_naming_the_limit(shared_data, workbook_with_sheet, tmp_path):
     """BANKING77 queries as questions and their intents as answers: a workbook that inflates
     like a real one, just too large for the page."""
-    from augkit.web.uploads import UPLOAD_MAX_CELLS
     from augkit_faq.web_ui import load_upload
+
+    from augkit.web.uploads import UPLOAD_MAX_CELLS
 
     folder = shared_data / "banking77" / "jianguoz" / "train"
     lines = [(folder / name).read_text(encoding="utf-8").splitlines() for name in ("seq.in", "label")]

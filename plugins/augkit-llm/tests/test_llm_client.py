@@ -9,12 +9,14 @@ import logging
 import random
 import time
 
-import pytest
-
 import augkit_llm.client as client_module
-from augkit.plugin import InvalidParameterError, ModelNotAvailableError
-from augkit.testing.llm_servers import ScriptedResponse, chat_completion_body, error, free_port, reply
-from augkit_llm.cache import CACHE_DIR_ENV, CachedReply, ResponseCache, default_cache_folder
+import pytest
+from augkit_llm.cache import (
+    CACHE_DIR_ENV,
+    CachedReply,
+    ResponseCache,
+    default_cache_folder,
+)
 from augkit_llm.client import (
     ChatClient,
     ChatRequest,
@@ -22,6 +24,15 @@ from augkit_llm.client import (
     ServerNotAvailableError,
     UnknownModelError,
     backoff_delay,
+)
+
+from augkit.plugin import InvalidParameterError, ModelNotAvailableError
+from augkit.testing.loopback import free_port
+from augkit.testing.scripted_chat import (
+    ScriptedResponse,
+    chat_completion_body,
+    error,
+    reply,
 )
 
 KEY_ENV = "AUGKIT_TEST_LLM_KEY"

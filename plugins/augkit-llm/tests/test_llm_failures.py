@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from augkit.cli.main import main
-from augkit.testing.llm_servers import error, reply
+from augkit.testing.scripted_chat import error, reply
 
 NO_LIST = "Sure! Here are some paraphrases, one per line."
 

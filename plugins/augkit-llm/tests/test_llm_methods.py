@@ -14,7 +14,7 @@ import pytest
 import augkit
 from augkit.cli.main import main
 from augkit.plugin import InvalidParameterError, ModelNotAvailableError
-from augkit.testing.llm_servers import error, reply
+from augkit.testing.scripted_chat import error, reply
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +148,8 @@ def test_wrong_settings_are_named(rows, params):
 
 def test_a_server_that_is_down_stops_the_run_naming_it(params, monkeypatch):
     import augkit_llm.client as client
-    from augkit.testing.llm_servers import free_port
+
+    from augkit.testing.loopback import free_port
 
     monkeypatch.setattr(client, "backoff_delay", lambda *args, **kwargs: 0.0)
     url = f"http://127.0.0.1:{free_port()}/v1"

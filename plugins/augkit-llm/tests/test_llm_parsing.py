@@ -4,7 +4,6 @@ says in a few words what was wrong when it cannot (never None, never an exceptio
 from __future__ import annotations
 
 import pytest
-
 from augkit_llm.parsing import Parsed, parse_texts
 
 CARD = ["I can't find my card", "My card is missing", "Where is my card?"]

@@ -10,11 +10,11 @@ import json
 
 import pandas as pd
 import pytest
+from augkit_llm.augmenters import ALL_LOOPS
 
 import augkit
 from augkit.plugin import repetition_loop
-from augkit.testing.llm_servers import reply
-from augkit_llm.augmenters import ALL_LOOPS
+from augkit.testing.scripted_chat import reply
 
 #: Shops and banks the rows below name, protected as the caller's phrases.
 PROTECT = ["fred meyer", "td bank", "home depot"]

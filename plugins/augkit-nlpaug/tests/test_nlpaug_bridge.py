@@ -8,11 +8,11 @@ import random
 
 import pandas as pd
 import pytest
+from augkit_nlpaug import BRIDGED, SPECS
+from augkit_nlpaug.specs import HUB_MODEL, OFFLINE, WORDNET
 
 import augkit
 from augkit.cli.main import main
-from augkit_nlpaug import BRIDGED, SPECS
-from augkit_nlpaug.specs import HUB_MODEL, OFFLINE, WORDNET
 
 #: nlpaug constructor parameters the bridge does not expose, and why (see specs.py).
 NOT_EXPOSED = {"name", "verbose", "tokenizer", "reverse_tokenizer", "force_reload", "silence", "use_custom_api", "batch_size",

@@ -6,11 +6,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from augkit_nlpaug import BRIDGED
+from augkit_nlpaug.offline import offline_pos_tagger, require_wordnet
 
 import augkit
 from augkit.plugin import ModelNotAvailableError
-from augkit_nlpaug import BRIDGED
-from augkit_nlpaug.offline import offline_pos_tagger, require_wordnet
 
 
 def test_synonyms_are_tagged_without_nltks_tagger(monkeypatch, banking77_texts, wordnet_for_nltk):

@@ -6,12 +6,12 @@ import random
 
 import numpy as np
 import pytest
-
-import augkit
-from augkit.plugin import ROW_SEED_BITS, RowSeeder
 from augkit_nlpaug import BRIDGED, SPECS
 from augkit_nlpaug.isolation import global_randomness
 from augkit_nlpaug.specs import HUB_MODEL, USER_SUPPLIED
+
+import augkit
+from augkit.plugin import ROW_SEED_BITS, RowSeeder
 
 #: Methods whose draws come from Python's random (word level), NumPy's (character level) or both.
 SEEDED = ["nlpaug.synonym", "nlpaug.random_word", "nlpaug.keyboard", "nlpaug.random_char", "nlpaug.spelling"]

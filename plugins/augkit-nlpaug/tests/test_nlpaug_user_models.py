@@ -12,10 +12,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from augkit_nlpaug import BRIDGED, SPECS
 
 import augkit
 from augkit.plugin import MissingDependencyError
-from augkit_nlpaug import BRIDGED, SPECS
 
 RESERVED = [["card", "debit card"], ["transfer", "payment"]]
 #: Three tokens a list, so that a replacement is a draw (with two it is the other token).

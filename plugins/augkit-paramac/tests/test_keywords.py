@@ -7,8 +7,13 @@ import re
 
 import pandas as pd
 import pytest
-
-from augkit_paramac.keywords import BE_HAVE_DO, NEGATIONS, STOP_WORDS, Keyword, extract_keywords
+from augkit_paramac.keywords import (
+    BE_HAVE_DO,
+    NEGATIONS,
+    STOP_WORDS,
+    Keyword,
+    extract_keywords,
+)
 from augkit_paramac.rake import candidate_runs, phrase_scores, ranked_phrases
 
 #: A keyword: words separated by white space; inside a word only hyphens and apostrophes

@@ -9,15 +9,15 @@ import random
 
 import pandas as pd
 import pytest
-
-import augkit
-from augkit.plugin import Fill, InvalidParameterError
 from augkit_eda.wordnet import default_lexicon
 from augkit_paramac import ParaMac
 from augkit_paramac.infilling import fill, in_order, model_input, spans, template
 from augkit_paramac.keywords import STOP_WORDS, extract_keywords
 from augkit_paramac.plan import Planner
 from augkit_paramac.substitution import SubstituteCheck
+
+import augkit
+from augkit.plugin import Fill, InvalidParameterError
 
 PAPER_WEIGHTS = {"bertscore": 4.0, "fluency": 8.0, "diversity": 1.2}
 

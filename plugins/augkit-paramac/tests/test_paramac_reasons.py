@@ -10,15 +10,15 @@ import re
 
 import pandas as pd
 import pytest
-
-import augkit
-from augkit.pipeline.run import NOTHING_GENERATED
-from augkit.plugin import ProtectedSpan, repetition_loop
 from augkit_paramac import ParaMac
 from augkit_paramac.augmenter import REPETITION_REASON
 from augkit_paramac.keywords import extract_keywords, with_protected_spans
 from augkit_paramac.permutation import keyword_orders
 from augkit_paramac.plan import NO_KEYWORDS
+
+import augkit
+from augkit.pipeline.run import NOTHING_GENERATED
+from augkit.plugin import ProtectedSpan, repetition_loop
 
 #: Names and slot values of the rows below, protected as the caller's phrases.
 PROTECT = ["rt 40", "rt 7", "airport", "fred meyer", "western union", "bank of america", "td bank", "auto zone",

@@ -18,8 +18,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
-from augkit.cli.main import main
 from augkit_paramac.paranet import (
     PAIR_COLUMNS,
     normalise_space,
@@ -28,6 +26,8 @@ from augkit_paramac.paranet import (
     table_sources,
     text_paragraphs,
 )
+
+from augkit.cli.main import main
 
 COVID_FAQ = Path("covidfaq_jhu") / "bert-faq" / "query_answer_pairs.json"
 SAMPLE, SEED, CHUNK_ROWS = 12, 7, 3

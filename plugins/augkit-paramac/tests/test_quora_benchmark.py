@@ -11,7 +11,14 @@ import pytest
 
 import augkit
 from augkit.metrics import IBLEU_ALPHA, bleu, ibleu, rouge
-from benchmarks.paramac_quora import PAPER_QUORA, SENTENCE, main, paraphraser_prompt, read_pairs, select_by_ibleu
+from benchmarks.paramac_quora import (
+    PAPER_QUORA,
+    SENTENCE,
+    main,
+    paraphraser_prompt,
+    read_pairs,
+    select_by_ibleu,
+)
 
 PAIRS = 8
 

@@ -11,9 +11,14 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from augkit.plugin import InvalidParameterError, load_masked_lm  # noqa: E402
+from augkit_pointer.insertion import (  # noqa: E402
+    InsertionGenerator,
+    InsertionSettings,
+    _penalise,
+    _top_k_top_p,
+)
 
-from augkit_pointer.insertion import InsertionGenerator, InsertionSettings, _penalise, _top_k_top_p  # noqa: E402
+from augkit.plugin import InvalidParameterError, load_masked_lm  # noqa: E402
 
 SAMPLING = InsertionSettings(do_sample=True, temperature=0.8, top_k=10, top_p=0.9)
 

@@ -11,18 +11,18 @@ import random
 
 import pytest
 from augkit_eda.wordnet import PARTS_OF_SPEECH, default_lexicon
-from lemminflect import getInflection, getLemma
-
-from augkit.plugin import AugmenterOutputError, InvalidParameterError, load_masked_lm
 from augkit_pointer.keyword_augmentation import (
+    EmbeddingRanker,
     KeywordAugmenter,
     MaskedLMRanker,
-    EmbeddingRanker,
     SynonymQuery,
     SynonymRanker,
     synonym_candidates,
 )
 from augkit_pointer.keywords import Keyword, extract_keywords
+from lemminflect import getInflection, getLemma
+
+from augkit.plugin import AugmenterOutputError, InvalidParameterError, load_masked_lm
 
 #: The source these tests rank: every WordNet lemma name, ranked in context (``synonyms=``).
 RANKED = "wordnet-ranked"

@@ -9,11 +9,11 @@ import re
 
 import pandas as pd
 import pytest
+from augkit_pointer import Pointer
+from augkit_pointer.keywords import extract_keywords
 
 import augkit
 from augkit.plugin import InvalidParameterError, run_cli
-from augkit_pointer import Pointer
-from augkit_pointer.keywords import extract_keywords
 
 pytest.importorskip("torch")
 

@@ -9,8 +9,6 @@ import random
 import pytest
 import yake
 from augkit_eda.stopwords import EDA_STOP_WORDS
-
-from augkit.plugin import InvalidParameterError
 from augkit_pointer.keywords import (
     CANDIDATE_SURPLUS,
     DEFAULT_KEYWORDS,
@@ -19,6 +17,8 @@ from augkit_pointer.keywords import (
     extract_keywords,
     word_spans,
 )
+
+from augkit.plugin import InvalidParameterError
 
 
 @pytest.fixture(scope="module")

@@ -11,14 +11,14 @@ import re
 
 import pandas as pd
 import pytest
+from augkit_pointer import Pointer
+from augkit_pointer.augmenter import NO_KEYWORDS, REPETITION_REASON
+from augkit_pointer.keywords import extract_keywords
 
 import augkit
 from augkit.pipeline.run import NOTHING_GENERATED
 from augkit.plugin import repetition_loop
 from augkit.protection.reading import find_phrases
-from augkit_pointer import Pointer
-from augkit_pointer.augmenter import NO_KEYWORDS, REPETITION_REASON
-from augkit_pointer.keywords import extract_keywords
 
 pytest.importorskip("torch")
 

@@ -8,11 +8,17 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from augkit.plugin import UsageError, training_folder
 from augkit_pointer.augmenter import REPETITION_REASON
 from augkit_pointer.stages import NOI_TOKEN
-from augkit_pointer.training import IGNORED_LABEL, PointerSettings, example_features, stage_corpus, train_pointer
+from augkit_pointer.training import (
+    IGNORED_LABEL,
+    PointerSettings,
+    example_features,
+    stage_corpus,
+    train_pointer,
+)
+
+from augkit.plugin import UsageError, training_folder
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("torch")
@@ -55,10 +61,11 @@ def _generates_around_keywords(folder, sentences):
     does (some rows finish before the stage limit) and every output keeps its keywords."""
     import random
 
-    import augkit
-    from augkit.plugin import load_masked_lm
     from augkit_pointer.insertion import InsertionGenerator
     from augkit_pointer.keywords import extract_keywords
+
+    import augkit
+    from augkit.plugin import load_masked_lm
 
     queries = sentences[:12]
     lists = [[k.text for k in extract_keywords(text, random.Random(i))] for i, text in enumerate(queries)]

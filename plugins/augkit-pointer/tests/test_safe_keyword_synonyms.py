@@ -12,11 +12,11 @@ import random
 
 import pytest
 from augkit_eda import EDA
-
-from augkit.plugin import InvalidParameterError
 from augkit_pointer import Pointer
 from augkit_pointer.keyword_augmentation import KeywordAugmenter
 from augkit_pointer.keywords import extract_keywords
+
+from augkit.plugin import InvalidParameterError
 
 #: What the ranked source gave these words on the rows below before the safe rule was the default.
 WRONG_SENSES = {"cold": {"cold-blooded", "coldness", "low temperature", "frigidness"},

@@ -9,7 +9,6 @@ import itertools
 import random
 
 import pytest
-
 from augkit_pointer.importance import REPEAT_DIVISOR, ImportanceWeights, WordImportance
 from augkit_pointer.stages import (
     NOI_TOKEN,

@@ -9,9 +9,9 @@ import re
 
 import pandas as pd
 import pytest
+from augkit_pointer.corpus import read_corpus
 
 from augkit.cli.main import main
-from augkit_pointer.corpus import read_corpus
 
 
 @pytest.fixture(scope="module")
