@@ -14,7 +14,6 @@ rewrites, so outputs never depend on batching.
 
 from __future__ import annotations
 
-import difflib
 import enum
 import inspect
 import math
@@ -39,6 +38,7 @@ from augkit.errors import (
 from augkit.filters.base import BatchContext, DatasetContext, Filter
 from augkit.filters.dedup import ExactDuplicateFilter
 from augkit.model_needs import ModelNeed, check_models, distinct_needs, qualified
+from augkit.params import did_you_mean
 from augkit.generated_row import USAGE_PREFIX, GeneratedRow, merged_notes, notes_of, with_notes
 from augkit.pipeline_spec import GroupSpec, StepSpec, format_options, format_step, parse_pipeline_spec
 from augkit.protection.locate import relocated
@@ -784,8 +784,7 @@ def _check_scores_read(leaves: list[_Leaf], filters: Sequence[Filter], registry:
         if missing:
             adders = "; ".join(f"{name!r} adds {', '.join(dict.fromkeys(scores))}" for name, scores in given.items() if scores)
             before = f"before {step.name!r}: {adders}" if adders else f"no step before {step.name!r} adds a score"
-            close = difflib.get_close_matches(missing[0], [*sorted(available), *(p.name for p in step.parameters())], n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            hint = did_you_mean(missing[0], [*sorted(available), *(p.name for p in step.parameters())])
             raise InvalidParameterError(
                 f"{step.name!r} uses the score {missing[0]!r}, which no earlier step adds{hint} ({before}); "
                 + _where_score_comes_from(missing[0], step.name, registry)

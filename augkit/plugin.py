@@ -35,7 +35,7 @@ Shared rules and filters
     :class:`TraceEntry` list says what each step did to each candidate.
 Parameters
     :data:`RESERVED_PARAMETERS` (names a plugin's constructor must not use: they are
-    :func:`augkit.augment`'s own), :func:`check_int` and :func:`unknown_name_message`
+    :func:`augkit.augment`'s own), :func:`check_int`, :func:`unknown_name_message` and :func:`did_you_mean`
     (augkit's checks and "did you mean" messages). Renamed parameters: set the class
     attribute ``renamed_parameters = {"old": "new"}``.
 Randomness
@@ -135,7 +135,7 @@ from augkit.filters.top_k import TopKFilter
 from augkit.generated_row import GeneratedRow
 from augkit.model_needs import ModelNeed, check_models, needs_within
 from augkit.nested_warnings import n_named_as
-from augkit.params import check_bool, check_int, unknown_name_message
+from augkit.params import check_bool, check_int, did_you_mean, unknown_name_message
 from augkit.protection.locate import lost_spans, relocated, spans_kept_first
 from augkit.protection.spans import ProtectedSpan, RowProtection
 from augkit.protection.words import FREE as FREE_WORD
@@ -286,7 +286,7 @@ __all__ = [
     "DUPLICATE_OF_EARLIER", "DUPLICATE_OF_SOURCE", "EditRatioFilter", "ExactDuplicateFilter",
     "LabelIntegrityFilter", "SemanticFilter", "TopKFilter", "repetition_loop",
     # parameters
-    "RESERVED_PARAMETERS", "check_bool", "check_int", "unknown_name_message",
+    "RESERVED_PARAMETERS", "check_bool", "check_int", "did_you_mean", "unknown_name_message",
     # randomness
     "ROW_SEED_BITS", "RowSeeder", "resolve_seed",
     # protected spans
