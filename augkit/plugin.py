@@ -66,10 +66,13 @@ Training (``augkit train`` targets; loaded on first access)
     :func:`training_folder` (one run per output folder; checkpoints refused without
     ``--resume``, the newest resumed with it), :func:`training_arguments` (transformers'
     ``TrainingArguments`` from a target's settings), :func:`add_settings_options` and
-    :func:`settings_given` (an option per settings field), :func:`check_training_settings`,
+    :func:`settings_given` (an option per settings field), :class:`TrainerSettings` and
+    :class:`TrainerArgumentsSettings` (the shared settings and their checks, to subclass),
+    :func:`check_training_settings`,
     :func:`import_trainer`, :func:`logged_losses`, :func:`time_budget_callback`
     (``--max-minutes``), :func:`ending_log_callback` (the loss logged at the last step),
-    :func:`write_training_record` (:data:`TRAINING_RECORD`), :class:`TrainingProgress` with
+    :func:`write_training_record` (:data:`TRAINING_RECORD`), :func:`atomic_folder` (a
+    checkpoint written by a target's own loop appears whole or not at all), :class:`TrainingProgress` with
     :func:`trainer_progress`, :func:`reward_curve` and :func:`say_progress` (epochs done, the
     loss curve and its warnings, printed and recorded), :func:`warn_if_trained_with_warnings`
     (for a method loading a trained folder), and :func:`train_wordpiece` /
@@ -239,6 +242,9 @@ _LAZY = {
     "training_arguments": "augkit.training",
     "training_folder": "augkit.training",
     "write_training_record": "augkit.training",
+    "TrainerSettings": "augkit.training",
+    "TrainerArgumentsSettings": "augkit.training",
+    "atomic_folder": "augkit.atomic_files",
     "ending_log_callback": "augkit.training",
     "TrainingProgress": "augkit.training",
     "MEAN_REWARD": "augkit.training",
