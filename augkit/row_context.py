@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from augkit.candidate import Candidate
-from augkit.errors import AugmenterOutputError, InputError, UsageError
+from augkit.errors import AugmenterOutputError, UsageError
 from augkit.filters.base import BatchContext
 from augkit.protection.locate import relocated
 
@@ -87,23 +87,6 @@ def check_context_request(pipeline: Pipeline, mapping: Mapping[str, str], label_
             f"method {setters} may set the label of the rows it writes: name the label column "
             "(label_column=... in Python, --label-column on the command line)"
         )
-
-
-def check_context_columns(mapping: Mapping[str, str], columns: Sequence[Any], text_column: str,
-                          label_column: str | None) -> None:
-    """Every mapped column exists in the data and is neither the text nor the label column."""
-    for name, column in mapping.items():
-        if column not in columns:
-            raise InputError(
-                f"context column {column!r} (mapped to {name!r}) not found; columns are: {', '.join(map(str, columns))}"
-            )
-        if column == text_column:
-            raise UsageError(f"context column {name!r} is mapped to the text column {column!r}; map it to another column")
-        if column == label_column:
-            raise UsageError(
-                f"context column {name!r} is mapped to the label column {column!r}; steps read labels from "
-                "context.labels (name the label column with label_column=...)"
-            )
 
 
 def changed_columns(candidate: Candidate, source: Any, text_column: str, mapping: Mapping[str, str],

@@ -17,11 +17,11 @@ from __future__ import annotations
 from typing import Any
 
 from augkit.adapters.carried_counts import COUNTS_COLUMN, REASON_COLUMN, TRACE_COLUMN, decode_traces, report_from_columns
-from augkit.adapters.frame import augment_frame, check_columns
+from augkit.adapters.columns import check_run_columns
+from augkit.adapters.frame import augment_frame
 from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
 from augkit.engine import prepare_pipeline, protection_request
 from augkit.pipeline import Pipeline, Preparation
-from augkit.row_context import check_context_columns
 from augkit.report import AugmentationReport
 from augkit.run_options import RunOptions
 
@@ -51,8 +51,7 @@ def augment_ray_dataset(
     import ray
 
     mapping = dict(context_columns or {})
-    check_columns(list(dataset.columns()), text_column, label_column, protect_column)
-    check_context_columns(mapping, list(dataset.columns()), text_column, label_column)
+    check_run_columns(list(dataset.columns()), text_column, label_column, protect_column, mapping)
     ray.data.DataContext.get_current().execution_options.preserve_order = True
     rows = dataset.count()
     if not prepared and options.n > 0 and pipeline.preparation is Preparation.WHOLE:
