@@ -35,7 +35,7 @@ Shared rules and filters
     :class:`TraceEntry` list says what each step did to each candidate.
 Parameters
     :data:`RESERVED_PARAMETERS` (names a plugin's constructor must not use: they are
-    :func:`augkit.augment`'s own), :func:`check_int` and :func:`unknown_name_message`
+    :func:`augkit.augment`'s own), :func:`check_int`, :func:`unknown_name_message` and :func:`did_you_mean`
     (augkit's checks and "did you mean" messages). Renamed parameters: set the class
     attribute ``renamed_parameters = {"old": "new"}``.
 Randomness
@@ -68,10 +68,13 @@ Training (``augkit train`` targets; loaded on first access)
     :func:`training_folder` (one run per output folder; checkpoints refused without
     ``--resume``, the newest resumed with it), :func:`training_arguments` (transformers'
     ``TrainingArguments`` from a target's settings), :func:`add_settings_options` and
-    :func:`settings_given` (an option per settings field), :func:`check_training_settings`,
+    :func:`settings_given` (an option per settings field), :class:`TrainerSettings` and
+    :class:`TrainerArgumentsSettings` (the shared settings and their checks, to subclass),
+    :func:`check_training_settings`,
     :func:`import_trainer`, :func:`logged_losses`, :func:`time_budget_callback`
     (``--max-minutes``), :func:`ending_log_callback` (the loss logged at the last step),
-    :func:`write_training_record` (:data:`TRAINING_RECORD`), :class:`TrainingProgress` with
+    :func:`write_training_record` (:data:`TRAINING_RECORD`), :func:`atomic_folder` (a
+    checkpoint written by a target's own loop appears whole or not at all), :class:`TrainingProgress` with
     :func:`trainer_progress`, :func:`reward_curve` and :func:`say_progress` (epochs done, the
     loss curve and its warnings, printed and recorded), :func:`warn_if_trained_with_warnings`
     (for a method loading a trained folder), and :func:`train_wordpiece` /
@@ -158,7 +161,12 @@ from augkit.steps.context import BatchContext, DatasetContext
 from augkit.steps.filter import Filter, check_sources
 from augkit.steps.generated_row import GeneratedRow
 from augkit.steps.nested_warnings import n_named_as
-from augkit.steps.params import check_bool, check_int, unknown_name_message
+from augkit.steps.params import (
+    check_bool,
+    check_int,
+    did_you_mean,
+    unknown_name_message,
+)
 from augkit.steps.protected_spans import ProtectedSpan, RowProtection
 from augkit.text import (
     WordSequence,
@@ -256,6 +264,9 @@ _LAZY = {
     "training_arguments": "augkit.training",
     "training_folder": "augkit.training",
     "write_training_record": "augkit.training",
+    "TrainerSettings": "augkit.training",
+    "TrainerArgumentsSettings": "augkit.training",
+    "atomic_folder": "augkit.files.atomic",
     "ending_log_callback": "augkit.training",
     "TrainingProgress": "augkit.training",
     "MEAN_REWARD": "augkit.training",
@@ -303,7 +314,7 @@ __all__ = [
     "DUPLICATE_OF_EARLIER", "DUPLICATE_OF_SOURCE", "EditRatioFilter", "ExactDuplicateFilter",
     "LabelIntegrityFilter", "SemanticFilter", "TopKFilter", "repetition_loop",
     # parameters
-    "RESERVED_PARAMETERS", "check_bool", "check_int", "unknown_name_message",
+    "RESERVED_PARAMETERS", "check_bool", "check_int", "did_you_mean", "unknown_name_message",
     # randomness
     "MODEL_SEED_BITS", "ROW_SEED_BITS", "RowSeeder", "derive", "draw_seed", "generator", "high_bits", "low_bits",
     "resolve_seed", "seeded_torch",

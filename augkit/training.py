@@ -7,6 +7,9 @@ and ``--resume``, the training record, the trainer's arguments, a time budget.
 - :func:`training_arguments` builds transformers' ``TrainingArguments`` (or a subclass) from a
   target's settings: AdamW with linear decay, checkpoints every ``save_steps``, no reporting
   service, the device chosen as augkit chooses it.
+- :class:`TrainerSettings` holds the settings every target shares and their checks, and
+  :class:`TrainerArgumentsSettings` adds those transformers' Trainer reads; a target's
+  settings dataclass subclasses one, with its own defaults and fields.
 - :func:`add_settings_options` gives each field of a target's settings dataclass its option
   (``learning_rate`` -> ``--learning-rate``, typed as its default).
 - :func:`time_budget_callback` stops a run cleanly at the first step boundary past a number of
@@ -38,7 +41,7 @@ import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from augkit.errors import MissingDependencyError, UsageError
 
@@ -46,11 +49,6 @@ from augkit.errors import MissingDependencyError, UsageError
 TRAINING_RECORD = "augkit-training.json"
 #: What the trainer needs beyond augkit's model runtime.
 TRAINER_PACKAGES = "torch, transformers, accelerate and datasets"
-#: The settings every target's settings object has (the names ``training_arguments`` reads).
-TRAINER_SETTINGS = (
-    "learning_rate", "weight_decay", "adam_epsilon", "warmup_steps", "batch_size", "epochs",
-    "gradient_accumulation", "max_grad_norm", "seed", "max_steps", "save_steps", "save_total_limit", "logging_steps",
-)
 #: A loss that ends less than this share below its first logged value "did not fall" (and a
 #: reward that ends less than this share of its first value above it "did not rise"). The
 #: first point is one batch's loss, the others means over ``logging_steps``: with the learning
@@ -85,12 +83,14 @@ def training_folder(output_dir: str | os.PathLike, *, resume: bool) -> Iterator[
     process), and a folder that holds checkpoints of an earlier run when ``resume`` is not set
     (two runs mixed in one folder would resume from each other's optimiser state).
     """
+    from augkit.files.atomic import remove_partials
     from augkit.jobs.lock import OWNER_FILE, lock_output_folder
 
     folder = Path(output_dir)
     lock = lock_output_folder(folder, runs="training",
                               busy_note=": two runs in one folder would overwrite each other's checkpoints")
     try:
+        remove_partials(folder)  # checkpoints a killed run was saving (augkit.files.atomic.atomic_folder)
         last = newest_checkpoint(folder)
         if last is not None and not resume:
             raise UsageError(f"{folder} holds checkpoints of an earlier run ({Path(last).name}); pass --resume to "
@@ -118,6 +118,68 @@ def check_training_settings(settings: Any, *, positive: Iterable[str], non_negat
             value = getattr(settings, name)
             if not ok(value):
                 raise UsageError(f"{name.replace('_', '-')} must be {wanted}, got {value!r}")
+
+
+@dataclasses.dataclass
+class TrainerSettings:
+    """The settings every ``augkit train`` target has, with their checks: the optimiser's
+    (AdamW: ``learning_rate``, ``weight_decay``, ``adam_epsilon``, gradients clipped to
+    ``max_grad_norm``), how long (``epochs``, or ``max_steps`` > 0 steps), ``batch_size``
+    rows a step, ``seed``, and checkpoints every ``save_steps`` (the newest
+    ``save_total_limit`` kept).
+
+    A target subclasses it (or :class:`TrainerArgumentsSettings`) as a dataclass, redeclaring
+    a field to give its own default and adding its own fields; :meth:`check` checks them all:
+    the shared ones here, its own in :meth:`check_own`. A field whose default is None
+    ("chosen later", as POINTER's learning rate) may stay None.
+    """
+
+    learning_rate: float = 5e-5
+    weight_decay: float = 0.0
+    adam_epsilon: float = 1e-8
+    batch_size: int = 8
+    epochs: float = 1.0
+    max_grad_norm: float = 1.0
+    seed: int = 42
+    max_steps: int = -1
+    save_steps: int = 500
+    save_total_limit: int = 2
+
+    #: Shared fields that must be > 0 and >= 0 (``max_grad_norm`` 0: no clipping, as the
+    #: Trainer reads it; AdamW accepts an ``adam_epsilon`` of 0). Subclasses extend them.
+    POSITIVE: ClassVar[tuple[str, ...]] = ("learning_rate", "batch_size", "epochs", "save_steps", "save_total_limit")
+    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ("weight_decay", "adam_epsilon", "max_grad_norm")
+
+    def check(self) -> None:
+        """Refuse values the trainer would fail on later, or silently misuse, named as their
+        command-line options (``learning-rate must be positive, got 0``)."""
+        chosen_later = {f.name for f in dataclasses.fields(self) if f.default is None and getattr(self, f.name) is None}
+        check_training_settings(self, positive=[name for name in self.POSITIVE if name not in chosen_later],
+                                non_negative=[name for name in self.NON_NEGATIVE if name not in chosen_later])
+        if self.max_steps == 0 or self.max_steps < -1:
+            raise UsageError(f"max-steps must be positive, or -1 to train for --epochs, got {self.max_steps!r}")
+        self.check_own()
+
+    def check_own(self) -> None:
+        """A target's checks of its own fields (none here)."""
+
+
+@dataclasses.dataclass
+class TrainerArgumentsSettings(TrainerSettings):
+    """:class:`TrainerSettings` and what transformers' Trainer reads besides
+    (:func:`training_arguments`): ``warmup_steps`` of rising learning rate,
+    ``gradient_accumulation`` batches a step, the loss logged every ``logging_steps``."""
+
+    warmup_steps: int = 0
+    gradient_accumulation: int = 1
+    logging_steps: int = 10
+
+    POSITIVE: ClassVar[tuple[str, ...]] = (*TrainerSettings.POSITIVE, "gradient_accumulation", "logging_steps")
+    NON_NEGATIVE: ClassVar[tuple[str, ...]] = (*TrainerSettings.NON_NEGATIVE, "warmup_steps")
+
+
+#: The settings :func:`training_arguments` reads: the fields of :class:`TrainerArgumentsSettings`.
+TRAINER_SETTINGS = tuple(f.name for f in dataclasses.fields(TrainerArgumentsSettings))
 
 
 def add_settings_options(

@@ -18,10 +18,10 @@ from augkit.adapters.carried_counts import (
     encode_counts,
     encode_traces,
 )
+from augkit.adapters.columns import check_run_columns
 from augkit.adapters.provenance import (
     METHOD_COLUMN,
     SOURCE_COLUMN,
-    check_free_columns,
     score_columns,
 )
 from augkit.engine.run import run_pipeline
@@ -32,7 +32,6 @@ from augkit.pipeline.row_context import (
     CHANGED_COLUMN,
     LABEL_FROM_COLUMN,
     changed_columns,
-    check_context_columns,
 )
 from augkit.protection.output import realigned_tags
 from augkit.reporting.report import AugmentationReport
@@ -65,8 +64,7 @@ def augment_frame(
     import pandas as pd
 
     mapping = dict(context_columns or {})
-    check_columns(list(frame.columns), text_column, label_column, protect_column)
-    check_context_columns(mapping, list(frame.columns), text_column, label_column)
+    check_run_columns(list(frame.columns), text_column, label_column, protect_column, mapping)
     row_labels = frame.index
     values = frame[text_column].tolist()
     labels = frame[label_column].tolist() if label_column is not None else None
@@ -146,23 +144,6 @@ def texts_as_strings(column: Any) -> Any:
             values[index] = coerced_text(value)
             turned = True
     return pd.Series(values, index=column.index, name=column.name, dtype=object) if turned else column
-
-
-def check_columns(columns: list, text_column: str, label_column: str | None, protect_column: str | None = None) -> None:
-    """The text (label, protect) columns exist, names are unique, provenance columns are free."""
-    if not isinstance(text_column, str):
-        raise InputError(f"text_column must be a column name (str), got {type(text_column).__name__}")
-    duplicated = sorted({str(c) for c in columns if columns.count(c) > 1})
-    if duplicated:
-        raise InputError(f"duplicate column names: {', '.join(duplicated)}")
-    for role, name in (("text", text_column), ("label", label_column), ("protect", protect_column)):
-        if name is not None and name not in columns:
-            raise InputError(f"{role} column {name!r} not found; columns are: {', '.join(map(str, columns))}")
-    if protect_column is not None and protect_column in (text_column, label_column):
-        role = "text" if protect_column == text_column else "label"
-        raise InputError(f"the protect column {protect_column!r} is the {role} column; it must hold each row's protected "
-                         "phrases, spans or BIO tags")
-    check_free_columns(columns)
 
 
 def _write_rewrites(out: Any, frame: Any, positions: list[int], made: list, text_column: str, label_column: str | None,

@@ -29,7 +29,7 @@ from augkit.adapters.carried_counts import (
     encode_traces,
     report_from_columns,
 )
-from augkit.adapters.frame import check_columns
+from augkit.adapters.columns import check_run_columns
 from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
 from augkit.engine.run import prepare_pipeline, protection_request, run_pipeline
 from augkit.engine.run_options import RunOptions
@@ -40,7 +40,6 @@ from augkit.pipeline.row_context import (
     CHANGED_COLUMN,
     LABEL_FROM_COLUMN,
     changed_columns,
-    check_context_columns,
 )
 from augkit.protection.output import realigned_tags
 from augkit.reporting.report import AugmentationReport
@@ -72,8 +71,7 @@ def augment_dataset(
     batch_size, workers = options.batch_size, options.workers
     streaming = isinstance(dataset, datasets.IterableDataset)
     columns = list(dataset.column_names or []) if streaming else list(dataset.column_names)
-    check_columns(columns, text_column, label_column, protect_column)
-    check_context_columns(mapping, columns, text_column, label_column)
+    check_run_columns(columns, text_column, label_column, protect_column, mapping)
     features = (_output_features(dataset.features, pipeline, label_column)
                 if dataset.features is not None else None)
     if options.n > 0 and not streaming and pipeline.preparation is not Preparation.NONE:

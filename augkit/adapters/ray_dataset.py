@@ -23,13 +23,13 @@ from augkit.adapters.carried_counts import (
     decode_traces,
     report_from_columns,
 )
-from augkit.adapters.frame import augment_frame, check_columns
+from augkit.adapters.columns import check_run_columns
+from augkit.adapters.frame import augment_frame
 from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
 from augkit.engine.run import prepare_pipeline, protection_request
 from augkit.engine.run_options import RunOptions
 from augkit.pipeline.calibrate import Preparation
 from augkit.pipeline.pipeline import Pipeline
-from augkit.pipeline.row_context import check_context_columns
 from augkit.reporting.report import AugmentationReport
 
 _POSITION = "__augkit_position"
@@ -58,8 +58,7 @@ def augment_ray_dataset(
     import ray
 
     mapping = dict(context_columns or {})
-    check_columns(list(dataset.columns()), text_column, label_column, protect_column)
-    check_context_columns(mapping, list(dataset.columns()), text_column, label_column)
+    check_run_columns(list(dataset.columns()), text_column, label_column, protect_column, mapping)
     ray.data.DataContext.get_current().execution_options.preserve_order = True
     rows = dataset.count()
     if not prepared and options.n > 0 and pipeline.preparation is Preparation.WHOLE:

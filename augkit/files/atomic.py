@@ -1,7 +1,8 @@
 """Files that appear whole or not at all: a partial file unique to its writer, then a rename.
 
 Every file augkit writes for a user or a job (outputs, chunk files, job records) goes through
-:func:`atomic_write`. The partial file's name carries the writer's process id and a random
+:func:`atomic_write`, and every folder that must appear whole (a training checkpoint) through
+:func:`atomic_folder`. The partial file's name carries the writer's process id and a random
 token, so two writers never share one (two runs racing on a job folder once wrote the same
 fixed-name partial and left NUL bytes in an output); it is flushed to disk before the
 rename, so a crash after the rename cannot leave a short file behind the final name; and it
@@ -14,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -51,10 +53,44 @@ def atomic_write(target: str | Path) -> Iterator[Path]:
         raise
 
 
+@contextmanager
+def atomic_folder(target: str | Path) -> Iterator[Path]:
+    """Yield a new, empty partial folder to fill; on success every file in it is synced and the
+    folder renamed to ``target`` (replacing a folder already there), on any failure it is
+    removed and ``target`` is left as it was: a run killed while saving a checkpoint leaves no
+    half checkpoint to resume from.
+
+    >>> with atomic_folder(output / "checkpoint-50") as partial:        # doctest: +SKIP
+    ...     model.save_pretrained(partial)
+    """
+    target = Path(target)
+    partial = partial_path(target)
+    try:
+        with naming(target):
+            partial.mkdir(parents=True)
+            yield partial
+            for path in sorted(partial.rglob("*")):
+                if path.is_file():
+                    _sync(path)
+        if target.exists():  # moved aside first: a folder is replaced by a rename only when it is gone
+            replaced = partial_path(target)
+            os.replace(target, replaced)
+            os.replace(partial, target)
+            shutil.rmtree(replaced, ignore_errors=True)
+        else:
+            os.replace(partial, target)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+
+
 def remove_partials(folder: Path) -> None:
-    """Remove partial files left in ``folder`` by writers that were killed."""
+    """Remove partial files and folders left in ``folder`` by writers that were killed."""
     for path in folder.glob(f".*{PARTIAL_SUFFIX}"):
-        path.unlink(missing_ok=True)
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
 
 
 def file_digest(path: str | Path) -> str:

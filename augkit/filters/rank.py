@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 import math
 from typing import Any
 
 from augkit.errors import InputError, InvalidParameterError
 from augkit.steps.candidate import Candidate
 from augkit.steps.filter import Filter, check_sources
+from augkit.steps.params import did_you_mean
 
 #: How each score is put on a common scale before weighting (see :class:`RankFilter`).
 NORMALIZATIONS = ("minmax", "zscore", "raw")
@@ -63,6 +63,9 @@ class RankFilter(Filter):
     pipeline is built, naming the steps that add scores) and carried by every candidate
     (checked at run time).
 
+    ``top_k`` is this ranker with raw scores, its weights given as one mapping and every score
+    weighed 1 when none is given (:class:`~augkit.filters.top_k.TopKFilter`).
+
     Parameters
     ----------
     k : int, optional
@@ -89,11 +92,11 @@ class RankFilter(Filter):
         if normalize not in NORMALIZATIONS:
             raise InvalidParameterError(
                 f"rank: normalize must be one of {', '.join(NORMALIZATIONS)}, got {normalize!r}"
-                + _did_you_mean(str(normalize), NORMALIZATIONS)
+                + did_you_mean(str(normalize), NORMALIZATIONS)
             )
         if weighting not in WEIGHTINGS:
             raise InvalidParameterError(f"rank: weighting must be one of {', '.join(WEIGHTINGS)}, got {weighting!r}"
-                                        + _did_you_mean(str(weighting), WEIGHTINGS))
+                                        + did_you_mean(str(weighting), WEIGHTINGS))
         if isinstance(calibration_candidates, bool) or not isinstance(calibration_candidates, int) or calibration_candidates < 2:
             raise InvalidParameterError(f"rank: calibration_candidates must be an integer >= 2, got {calibration_candidates!r}")
         if not weights:
@@ -102,8 +105,13 @@ class RankFilter(Filter):
             )
         for score, weight in weights.items():
             if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
-                hint = _did_you_mean(score, ("k", "normalize", "weighting", "calibration_candidates"), kind="parameter")
+                hint = did_you_mean(score, ("k", "normalize", "weighting", "calibration_candidates"), kind="parameter")
                 raise InvalidParameterError(f"rank: the weight of score {score!r} must be a finite number, got {weight!r}{hint}")
+        self._configure(k, normalize, weighting, calibration_candidates, weights)
+
+    def _configure(self, k: int | None, normalize: str, weighting: str, calibration_candidates: int,
+                   weights: dict[str, float]) -> None:
+        """Set the checked parameters (``top_k`` checks its own and sets them here too)."""
         self.k = k
         self.normalize = normalize
         self.weights: dict[str, float] = {score: float(weight) for score, weight in weights.items()}
@@ -151,20 +159,23 @@ class RankFilter(Filter):
         check_sources(self.name, [source], [candidates])
         if not candidates:
             return []
-        weights = self.effective_weights
-        if weights is None:
+        weights = self._weights_for(candidates)
+        columns = {score: self._values(score, candidates) for score in weights}
+        normalised = {score: normalize_scores(values, self.normalize) for score, values in columns.items()}
+        (added,) = self.scores
+        for position, candidate in enumerate(candidates):
+            candidate.scores[added] = math.fsum(weight * normalised[score][position] for score, weight in weights.items())
+        ranked = sorted(candidates, key=lambda c: -c.scores[added])  # stable: ties keep arrival order
+        return ranked if self.k is None else ranked[: self.k]
+
+    def _weights_for(self, candidates: list[Candidate]) -> dict[str, float]:
+        """The weights that rank one source's ``candidates``: :attr:`effective_weights`."""
+        if self.effective_weights is None:
             raise InputError(
                 "rank(weighting='inverse_std') sets its weights from the run's candidates before the run: run it through "
                 "augkit.augment (or call Pipeline.prepare first when driving a pipeline by hand)"
             )
-        columns = {score: self._values(score, candidates) for score in self.weights}
-        normalised = {score: normalize_scores(values, self.normalize) for score, values in columns.items()}
-        for position, candidate in enumerate(candidates):
-            candidate.scores[self.name] = math.fsum(
-                weight * normalised[score][position] for score, weight in weights.items()
-            )
-        ranked = sorted(candidates, key=lambda c: -c.scores[self.name])  # stable: ties keep arrival order
-        return ranked if self.k is None else ranked[: self.k]
+        return self.effective_weights
 
     def _values(self, score: str, candidates: list[Candidate]) -> list[float]:
         values = []
@@ -173,11 +184,12 @@ class RankFilter(Filter):
             if value is None:
                 have = ", ".join(sorted(candidate.scores)) or "none"
                 raise InputError(
-                    f"rank weighs the score {score!r}, but the candidate {candidate.text[:60]!r} has none "
-                    f"(its scores: {have}); the step that adds {score!r} must run on every candidate before rank"
+                    f"{self.name} weighs the score {score!r}, but the candidate {candidate.text[:60]!r} has none "
+                    f"(its scores: {have}); the step that adds {score!r} must run on every candidate before {self.name}"
                 )
             if not math.isfinite(value):
-                raise InputError(f"rank: the candidate {candidate.text[:60]!r} has {score} = {value!r}; scores must be finite")
+                raise InputError(f"{self.name}: the candidate {candidate.text[:60]!r} has {score} = {value!r}; "
+                                 "scores must be finite")
             values.append(float(value))
         return values
 
@@ -200,10 +212,3 @@ def normalize_scores(values: list[float], how: str) -> list[float]:
         std = math.sqrt(math.fsum((value - mean) ** 2 for value in values) / len(values))
         return [0.0 if std == 0 else (value - mean) / std for value in values]
     raise InvalidParameterError(f"normalize must be one of {', '.join(NORMALIZATIONS)}, got {how!r}")
-
-
-def _did_you_mean(name: str, choices: tuple[str, ...] | list[str], kind: str = "") -> str:
-    close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
-    if not close:
-        return ""
-    return f"; did you mean {kind + ' ' if kind else ''}{close[0]!r}?"

@@ -1,19 +1,22 @@
-"""Rank candidates by a weighted sum of the scores earlier filters gave them; keep the best."""
+"""``top_k``: the ranker on raw scores, weights given as one mapping (every score by default)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
-from augkit.errors import InputError, InvalidParameterError
+from augkit.errors import InvalidParameterError
+from augkit.filters.rank import RankFilter
 from augkit.steps.candidate import Candidate
-from augkit.steps.filter import Filter, check_sources
 
 
-class TopKFilter(Filter):
+class TopKFilter(RankFilter):
     """Ranks each source's candidates by a weighted sum of their scores and keeps the best k.
 
     The rank score is ``sum(weight * score)`` over the named scores, best first (ties keep
-    the generator's order).
+    the generator's order): :class:`~augkit.filters.rank.RankFilter` with ``normalize="raw"``,
+    the one ranker, with its weights given as one mapping and every score weighed 1 when none
+    is given.
 
     Scores come from filters earlier in the pipeline (``semantic``, ``label_integrity``,
     ``edit_ratio``, ``length_ratio``, ...), so ``top_k`` goes last:
@@ -37,27 +40,21 @@ class TopKFilter(Filter):
     def __init__(self, k: int | None = None, weights: Mapping[str, float] | str | None = None):
         if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
             raise InvalidParameterError(f"top_k: k must be an integer >= 1 or None, got {k!r}")
-        self.k = k
-        self.weights = _parse_weights(weights)
+        given = _parse_weights(weights)
+        self._configure(k, "raw", "given", 0, given or {})
+        #: The weights as given (None: every score the candidates carry, weight 1).
+        self.given_weights = given
 
-    def filter(self, source: str, candidates: list[Candidate]) -> list[Candidate]:
-        check_sources(self.name, [source], [candidates])
-        for candidate in candidates:
-            candidate.scores["rank_score"] = self._rank_score(candidate)
-        ranked = sorted(candidates, key=lambda c: -c.scores["rank_score"])
-        return ranked if self.k is None else ranked[: self.k]
+    def get_params(self) -> dict[str, Any]:
+        return {"k": self.k, "weights": self.given_weights}
 
-    def _rank_score(self, candidate: Candidate) -> float:
-        scores = {name: value for name, value in candidate.scores.items() if name != "rank_score"}
-        weights = self.weights if self.weights is not None else dict.fromkeys(scores, 1.0)
-        missing = sorted(set(weights) - set(scores))
-        if missing:
-            have = ", ".join(sorted(scores)) or "none"
-            raise InputError(
-                f"top_k ranks by {', '.join(missing)}, but no earlier filter scored the candidate "
-                f"{candidate.text[:60]!r} (its scores: {have}); put the filter that computes it before top_k"
-            )
-        return float(sum(weight * scores[name] for name, weight in weights.items()))
+    def _weights_for(self, candidates: list[Candidate]) -> dict[str, float]:
+        """The given weights, or weight 1 for every score the source's candidates carry
+        (:meth:`RankFilter._values` names a candidate that lacks one)."""
+        if self.given_weights is not None:
+            return self.given_weights
+        carried = (name for candidate in candidates for name in candidate.scores if name not in self.scores)
+        return dict.fromkeys(carried, 1.0)
 
 
 def _parse_weights(weights: Mapping[str, float] | str | None) -> dict[str, float] | None:

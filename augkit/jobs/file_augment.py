@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from augkit.adapters.columns import check_run_columns
 from augkit.adapters.frame import texts_as_strings
 from augkit.adapters.provenance import SOURCE_COLUMN
 from augkit.api import build_pipeline, check_models_for_run
@@ -360,21 +361,19 @@ def _prepare_with_every_text(pipeline: Any, job: FileJob, seed: int) -> None:
     labels: list[Any] | None = [] if job.label_column is not None else None
     columns: dict[str, list[Any]] = {name: [] for name in job.context_columns}
     protect_values: list[Any] | None = [] if job.protect_column is not None else None
-    for chunk in iter_table_chunks(job.input, job.chunk_rows, **_reading(job)):
-        wanted = [job.text_column, *job.context_columns.values(), *([job.protect_column] if job.protect_column else [])]
-        if any(column not in chunk.columns for column in wanted):
-            break  # augment_frame names the missing column
+    for index, chunk in enumerate(iter_table_chunks(job.input, job.chunk_rows, **_reading(job))):
+        if index == 0:  # every chunk of a file has its columns: the first is checked as any table is
+            check_run_columns(list(chunk.columns), job.text_column, job.label_column, job.protect_column,
+                              job.context_columns)
         texts.extend(chunk[job.text_column].tolist())
-        if labels is not None and job.label_column in chunk.columns:
+        if labels is not None:
             labels.extend(chunk[job.label_column].tolist())
         for name, column in job.context_columns.items():
             columns[name].extend(chunk[column].tolist())
         if protect_values is not None:
             protect_values.extend(chunk[job.protect_column].tolist())
-    if any(len(values) != len(texts) for values in columns.values()) or (protect_values is not None and len(protect_values) != len(texts)):
-        return  # a column is missing: augment_frame names it
     prepare_pipeline(pipeline, texts, describe_row=lambda i: f"column {job.text_column!r}, row {i}", coerce=job.coerce,
-                     labels=labels if labels is not None and len(labels) == len(texts) else None, columns=columns,
+                     labels=labels, columns=columns,
                      n=job.n, seed=seed, protection=protection_request(job.run_options(seed), job.protect_column),
                      protect_values=protect_values)
 

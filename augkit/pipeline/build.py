@@ -4,7 +4,6 @@ check that every score a step reads is added by a step before it."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +12,7 @@ from augkit.pipeline.compose import Chain, Interleave
 from augkit.pipeline.spec import GroupSpec, StepSpec, parse_pipeline_spec
 from augkit.steps.augmenter import Augmenter
 from augkit.steps.filter import Filter
+from augkit.steps.params import did_you_mean
 
 if TYPE_CHECKING:
     from augkit.pipeline.generation import GeneratorLeaf
@@ -57,8 +57,7 @@ def check_scores_read(leaves: list[GeneratorLeaf], filters: Sequence[Filter], re
         if missing:
             adders = "; ".join(f"{name!r} adds {', '.join(dict.fromkeys(scores))}" for name, scores in given.items() if scores)
             before = f"before {step.name!r}: {adders}" if adders else f"no step before {step.name!r} adds a score"
-            close = difflib.get_close_matches(missing[0], [*sorted(available), *(p.name for p in step.parameters())], n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            hint = did_you_mean(missing[0], [*sorted(available), *(p.name for p in step.parameters())])
             raise InvalidParameterError(
                 f"{step.name!r} uses the score {missing[0]!r}, which no earlier step adds{hint} ({before}); "
                 + _where_score_comes_from(missing[0], step.name, registry)

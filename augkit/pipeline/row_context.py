@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from augkit.errors import AugmenterOutputError, InputError, UsageError
+from augkit.errors import AugmenterOutputError, UsageError
 from augkit.protection.locate import relocated
 from augkit.steps.candidate import Candidate
 from augkit.steps.context import BatchContext
@@ -55,21 +55,6 @@ def context_mapping(context_columns: Any) -> dict[str, str]:
     return mapping
 
 
-def check_context_columns(mapping: Mapping[str, str], columns: Sequence[Any], text_column: str,
-                          label_column: str | None) -> None:
-    """Every mapped column exists in the data and is neither the text nor the label column."""
-    for name, column in mapping.items():
-        if column not in columns:
-            raise InputError(
-                f"context column {column!r} (mapped to {name!r}) not found; columns are: {', '.join(map(str, columns))}"
-            )
-        if column == text_column:
-            raise UsageError(f"context column {name!r} is mapped to the text column {column!r}; map it to another column")
-        if column == label_column:
-            raise UsageError(
-                f"context column {name!r} is mapped to the label column {column!r}; steps read labels from "
-                "context.labels (name the label column with label_column=...)"
-            )
 
 
 def changed_columns(candidate: Candidate, source: Any, text_column: str, mapping: Mapping[str, str],

@@ -16,7 +16,7 @@ import re
 import typing
 import warnings
 import weakref
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -180,17 +180,34 @@ def instantiate(cls: type, owner: str, params: Mapping[str, Any]) -> Any:
         raise InvalidParameterError(named) from error
 
 
+#: How alike a name must be to a valid one to be offered as "did you mean" (difflib's ratio;
+#: 0.6 is difflib's own default, which offers 'alpha_sr' for 'alpha' and nothing for 'xyz').
+CLOSE_NAME_CUTOFF = 0.6
+
+
+def did_you_mean(name: str, choices: Iterable[str], *, n: int = 1, kind: str = "") -> str:
+    """``"; did you mean 'eda'?"`` naming the choices closest to ``name`` (at most ``n``, joined
+    by "or"; ``kind`` names what they are: ``"; did you mean parameter 'k'?"``), or ``""`` when
+    none is close. Every "did you mean" in augkit and its plugins is this one, so they all
+    suggest alike; append it to the message that names what was wrong.
+
+    >>> "unknown method 'edaa'" + did_you_mean("edaa", ["eda", "aeda", "faq"])
+    "unknown method 'edaa'; did you mean 'eda'?"
+    >>> did_you_mean("xyz", ["eda"])
+    ''
+    """
+    close = difflib.get_close_matches(name, list(choices), n=n, cutoff=CLOSE_NAME_CUTOFF)
+    if not close:
+        return ""
+    return f"; did you mean {kind + ' ' if kind else ''}" + " or ".join(repr(c) for c in close) + "?"
+
+
 def unknown_name_message(
     kind: str, name: str, valid: list[str], *, owner: str | None = None, listing: str | None = None
 ) -> str:
     """``unknown parameter 'alpha' for 'eda'; did you mean 'alpha_sr'? valid parameters: ...``."""
     where = f" for {owner!r}" if owner else ""
-    message = f"unknown {kind} {name!r}{where}"
-    close = difflib.get_close_matches(name, valid, n=3, cutoff=0.6)
-    if close:
-        message += "; did you mean " + " or ".join(repr(c) for c in close) + "?"
-    else:
-        message += ";"
+    message = f"unknown {kind} {name!r}{where}" + (did_you_mean(name, valid, n=3) or ";")
     listed = ", ".join(sorted(valid)) if valid else "(none)"
     return f"{message} {listing or 'valid ' + kind + 's'}: {listed}"
 

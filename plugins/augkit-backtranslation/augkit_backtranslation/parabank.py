@@ -184,7 +184,7 @@ def filter_candidates(
     of the letters in ``wrong_script``
     (:func:`~augkit_backtranslation.scripts.script_share`; skipped when ``wrong_script`` is
     None); empty; the source again up to case and spacing, or a repeat of an earlier
-    candidate (augkit's duplicate rule, :func:`duplicate_rule`); a character edit-distance
+    candidate (augkit's duplicate rule, :func:`same_sentence_rule`); a character edit-distance
     ratio to the source below ``min_edit_ratio`` (augkit's edit-ratio rule,
     ``EditRatioFilter(min=min_edit_ratio)``).
 
@@ -224,9 +224,10 @@ class _ListedCandidates:
         return GenerationResult([list(self.candidates) for _ in texts])
 
 
-def duplicate_rule(**options: bool) -> ExactDuplicateFilter:
-    """The paper's duplicate rule as augkit's one rule: a candidate equal to the original
-    sentence or to an earlier candidate, up to letter case and spacing, is dropped.
+def same_sentence_rule(**options: bool) -> ExactDuplicateFilter:
+    """What counts as the same sentence in ParaBank (the paper's duplicate rule, as augkit's
+    one duplicate rule): a candidate equal to the original sentence or to an earlier
+    candidate, up to letter case and spacing, is dropped.
     ``options`` narrow it (``against_candidates=False``: copies of the sentence only)."""
     return ExactDuplicateFilter(ignore_case=True, **options)
 
@@ -367,8 +368,8 @@ def parabank_pipeline(
     if wrong_script is not None:
         steps.append(WrongScriptFilter(wrong_script, max_wrong_script_share))
     steps += [
-        duplicate_rule(against_candidates=False),  # copies of the sentence
-        duplicate_rule(against_source=False),  # repeats of an earlier candidate
+        same_sentence_rule(against_candidates=False),  # copies of the sentence
+        same_sentence_rule(against_source=False),  # repeats of an earlier candidate
         EditRatioFilter(min=min_edit_ratio),
     ]
     if from_language_model is not None:

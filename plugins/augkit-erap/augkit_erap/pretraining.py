@@ -43,6 +43,7 @@ from augkit.plugin import (
     PARAPHRASE_RELATIONS,
     RELATIONS,
     InputError,
+    TrainerArgumentsSettings,
     UsageError,
     unknown_name_message,
 )
@@ -73,8 +74,9 @@ LABELLING_CHUNK = 1024
 
 
 @dataclass
-class PretrainSettings:
-    """Hyper-parameters of ``augkit train erap`` (``--stage pretrain``).
+class PretrainSettings(TrainerArgumentsSettings):
+    """Hyper-parameters of ``augkit train erap`` (``--stage pretrain``); the trainer's settings
+    and their checks are augkit's (:class:`augkit.plugin.TrainerArgumentsSettings`).
 
     The paper gives none for pre-training in its main text; these are augkit's choices for a
     T5 fine-tuned on sentence pairs: AdamW at 3e-4 (the FAQ trainer's T5 rate, Ng 2021),
@@ -84,32 +86,14 @@ class PretrainSettings:
     balancing samples as well as the trainer's order.
     """
 
-    max_length: int = 128
     learning_rate: float = 3e-4
-    weight_decay: float = 0.0
-    adam_epsilon: float = 1e-8
-    warmup_steps: int = 0
-    batch_size: int = 8
-    epochs: float = 1.0
     gradient_accumulation: int = 4
-    max_grad_norm: float = 1.0
-    seed: int = 42
-    max_steps: int = -1
-    save_steps: int = 500
-    save_total_limit: int = 2
-    logging_steps: int = 10
+    max_length: int = 128
     balance: str = "median"
 
-    def check(self) -> None:
-        """Refuse values the trainer would fail on later, or silently misuse."""
-        from augkit.plugin import check_training_settings
+    POSITIVE = (*TrainerArgumentsSettings.POSITIVE, "max_length")
 
-        check_training_settings(
-            self,
-            positive=("max_length", "learning_rate", "batch_size", "epochs", "gradient_accumulation", "save_steps",
-                      "save_total_limit", "logging_steps"),
-            non_negative=("weight_decay", "adam_epsilon", "warmup_steps", "max_grad_norm"),
-        )
+    def check_own(self) -> None:
         if self.balance not in BALANCE_RULES:
             raise UsageError(unknown_name_message("balance rule", str(self.balance), list(BALANCE_RULES)))
 

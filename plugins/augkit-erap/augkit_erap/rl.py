@@ -65,6 +65,7 @@ from typing import Any
 from augkit.plugin import (
     InvalidParameterError,
     MissingDependencyError,
+    TrainerSettings,
     UsageError,
     draw_seed,
     generator,
@@ -106,7 +107,7 @@ TRAIN_EXTRA = "pip install augkit-erap (torch, transformers)"
 
 
 @dataclass
-class RLSettings:
+class RLSettings(TrainerSettings):
     """Hyper-parameters of ERAP's RL fine-tuning: the paper's values where section 2.3 gives
     them, documented choices where it does not.
 
@@ -141,12 +142,13 @@ class RLSettings:
     - ``max_rollout_rows`` 512: sampled rows per ``generate`` call (a memory bound; a step
       with more roll-outs makes several calls). ``save_steps`` 50 and ``save_total_limit``
       2: checkpoints kept (a CPU step takes seconds to minutes).
+
+    The settings every training target shares and their checks are augkit's
+    (:class:`augkit.plugin.TrainerSettings`); ``max_grad_norm`` and ``adam_epsilon`` must be
+    positive here (the step clips gradients to ``max_grad_norm`` whatever it is).
     """
 
     learning_rate: float = 1e-5
-    batch_size: int = 8
-    epochs: float = 1.0
-    max_steps: int = -1
     num_beams: int = 4
     rollouts: int = 2
     max_new_tokens: int = 32
@@ -158,29 +160,17 @@ class RLSettings:
     similarity_ceiling: float = SIMILARITY_CEILING
     adversary_every: int = 1
     adversary_learning_rate: float = DEFAULT_ADVERSARY_LEARNING_RATE
-    weight_decay: float = 0.0
-    adam_epsilon: float = 1e-8
-    max_grad_norm: float = 1.0
     max_rollout_rows: int = 512
-    seed: int = 42
     save_steps: int = 50
-    save_total_limit: int = 2
 
-    def check(self) -> None:
-        """Refuse values that would fail later or be silently misused."""
-        from augkit.plugin import check_training_settings
+    POSITIVE = (*TrainerSettings.POSITIVE, "num_beams", "rollouts", "max_new_tokens", "adversary_every", "max_grad_norm",
+                "max_rollout_rows", "adam_epsilon")
+    NON_NEGATIVE = (*TrainerSettings.NON_NEGATIVE, "alpha", "beta", "delta", "similarity_floor", "similarity_ceiling",
+                    "adversary_learning_rate")
 
-        check_training_settings(
-            self,
-            positive=("learning_rate", "batch_size", "epochs", "num_beams", "rollouts", "max_new_tokens", "adversary_every",
-                      "max_grad_norm", "max_rollout_rows", "save_steps", "save_total_limit", "adam_epsilon"),
-            non_negative=("alpha", "beta", "delta", "similarity_floor", "similarity_ceiling", "adversary_learning_rate",
-                          "weight_decay"),
-        )
+    def check_own(self) -> None:
         if not 0 < self.gamma <= 1:
             raise UsageError(f"gamma must be in (0, 1] (equation 3's discount; 1: none), got {self.gamma!r}")
-        if self.max_steps == 0 or self.max_steps < -1:
-            raise UsageError(f"max-steps must be positive, or -1 to train for --epochs, got {self.max_steps!r}")
         self.weights  # noqa: B018  (RewardWeights checks the similarity window)
 
     @property
@@ -683,23 +673,21 @@ def _read_state(checkpoint: Path, digest: str) -> dict[str, Any]:
 
 def _save_checkpoint(output: Path, step: int, model: Any, tokenizer: Any, optimizer: Any, adversary: Any,
                      state: dict[str, Any], settings: RLSettings) -> Path:
-    """Write ``checkpoint-<step>`` (generator, tokenizer, optimiser, adversary, progress) under
-    a temporary name first, so a run killed while saving leaves no half checkpoint to resume;
-    then keep only the newest ``save_total_limit``."""
+    """Write ``checkpoint-<step>`` (generator, tokenizer, optimiser, adversary, progress)
+    through augkit's atomic folder writer, so a run killed or failing while saving leaves no
+    half checkpoint to resume; then keep only the newest ``save_total_limit``."""
     import torch
 
+    from augkit.plugin import atomic_folder
+
     final = output / f"checkpoint-{step}"
-    partial = output / f".checkpoint-{step}.partial"
-    shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir(parents=True)
-    model.save_pretrained(partial, safe_serialization=True)
-    tokenizer.save_pretrained(partial)
-    torch.save(optimizer.state_dict(), partial / OPTIMIZER_FILE)
-    if adversary is not None and hasattr(adversary, "save"):
-        adversary.save(partial / ADVERSARY_FOLDER)
-    (partial / STATE_FILE).write_text(json.dumps({**state, "seed": settings.seed}, indent=1) + "\n", encoding="utf-8")
-    shutil.rmtree(final, ignore_errors=True)
-    os.replace(partial, final)
+    with atomic_folder(final) as partial:
+        model.save_pretrained(partial, safe_serialization=True)
+        tokenizer.save_pretrained(partial)
+        torch.save(optimizer.state_dict(), partial / OPTIMIZER_FILE)
+        if adversary is not None and hasattr(adversary, "save"):
+            adversary.save(partial / ADVERSARY_FOLDER)
+        (partial / STATE_FILE).write_text(json.dumps({**state, "seed": settings.seed}, indent=1) + "\n", encoding="utf-8")
     steps = sorted(int(p.name.split("-", 1)[1]) for p in output.glob("checkpoint-*")
                    if p.is_dir() and p.name.split("-", 1)[1].isdigit())
     for old in steps[: -settings.save_total_limit]:

@@ -244,3 +244,32 @@ def test_same_seed_same_parameters_and_a_resumed_run_matches_an_uninterrupted_on
 
 def test_importing_the_rl_modules_loads_no_model_library(loaded_by_import):
     assert loaded_by_import("augkit_erap.rl,augkit_erap.adversary", ("torch", "transformers")) == []
+
+
+class AdversaryOnAFullDisk:
+    """An adversary whose folder lands on a full disk: its save fails with ENOSPC (written
+    through /dev/full), as a checkpoint saved while the disk fills does."""
+
+    def save(self, folder):
+        folder.mkdir()
+        (folder / "model.safetensors").symlink_to("/dev/full")
+        with open(folder / "model.safetensors", "wb") as file:
+            file.write(b"\0" * 100_000)
+
+
+def test_a_checkpoint_that_fails_while_saving_leaves_no_half_checkpoint_and_the_last_one_whole(tiny_erap_generator, tmp_path):
+    import torch
+
+    from augkit.plugin import load_for_training
+    from augkit_erap.rl import _save_checkpoint
+
+    model, tokenizer = load_for_training(str(tiny_erap_generator), "seq2seq", device="cpu")
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    state = {"step": 1, "history": []}
+    settings = RLSettings(**TINY)
+    _save_checkpoint(tmp_path, 1, model, tokenizer, optimizer, None, state, settings)
+    saved = sorted(p.name for p in (tmp_path / "checkpoint-1").iterdir())
+    with pytest.raises(OSError):
+        _save_checkpoint(tmp_path, 2, model, tokenizer, optimizer, AdversaryOnAFullDisk(), {**state, "step": 2}, settings)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint-1"]  # no partial folder, no checkpoint-2
+    assert sorted(p.name for p in (tmp_path / "checkpoint-1").iterdir()) == saved

@@ -42,7 +42,7 @@ from augkit_faq.generators import (
     QuestionGenerator,
     resolve_generator,
 )
-from augkit_faq.postprocess import duplicate_rule
+from augkit_faq.postprocess import same_question_rule
 
 __all__ = ["DEFAULT_GENERATOR", "OFFLINE_GENERATOR", "FaqResult", "faq_pipeline", "paraphrase_faq", "STATUSES"]
 
@@ -230,7 +230,7 @@ def faq_pipeline(
     paraphraser = FaqParaphraser(generator=generator, device=device, num_return=num_return, keep_duplicates=True,
                                  refuse_loops=False)
     steps = [
-        duplicate_rule(),
+        same_question_rule(),
         *_screens(screens),
         SemanticFilter(min=min_similarity, max=1.0, model=encoder, device=device),
         LabelIntegrityFilter(own_source=True, model=encoder, device=device),

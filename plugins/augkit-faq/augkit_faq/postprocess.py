@@ -1,7 +1,7 @@
 """Post-processing of generated candidates (Ng 2021, section 3.8): restore each abbreviation's
 long form as the source question wrote it, then keep candidates unique, against the source
 question and against each other, by augkit's one duplicate rule (the ``dedup`` filter with the
-options :func:`duplicate_rule` sets)."""
+options :func:`same_question_rule` sets)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ class ProcessedCandidate:
     duplicate: bool
 
 
-def duplicate_rule() -> ExactDuplicateFilter:
+def same_question_rule() -> ExactDuplicateFilter:
     """What counts as the same question: "How do I pay?" and "how do i  pay" are one
     (letter case, spacing and final punctuation aside), and so is the question itself.
     As a pipeline step: ``dedup(ignore_case=True, ignore_final_punctuation=True)``."""
@@ -32,17 +32,17 @@ def duplicate_rule() -> ExactDuplicateFilter:
 
 
 def comparison_key(text: str) -> str:
-    """What two texts must share to count as the same question (:func:`duplicate_rule`'s key).
+    """What two texts must share to count as the same question (:func:`same_question_rule`'s key).
 
     >>> comparison_key("How do I  pay?") == comparison_key("how do i pay")
     True
     """
-    return duplicate_rule().key(text)
+    return same_question_rule().key(text)
 
 
 def process_candidates(source: str, terms: dict[str, str], generated: Sequence[str]) -> list[ProcessedCandidate]:
     """Every generated text, restored, in generation order; empty texts are dropped."""
     restored = [_SPACE.sub(" ", restore(text, terms)).strip() for text in generated]
     restored = [text for text in restored if text]
-    verdicts = duplicate_rule().repeats(source, restored)
+    verdicts = same_question_rule().repeats(source, restored)
     return [ProcessedCandidate(text, verdict is not None) for text, verdict in zip(restored, verdicts, strict=True)]

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from augkit.plugin import InputError, UsageError
+from augkit.plugin import InputError, TrainerArgumentsSettings, UsageError
 from augkit_faq.prompt import paraphrase_prompt, paraphrase_target
 
 DEFAULT_BASE_MODEL = "t5-base"
@@ -25,41 +25,26 @@ TRAIN_EXTRA = "pip install 'augkit-faq[models]' (torch, transformers, accelerate
 
 
 @dataclass
-class TrainingSettings:
+class TrainingSettings(TrainerArgumentsSettings):
     """The thesis' fine-tuning hyper-parameters (Figure 3.4.2) as defaults.
 
+    The trainer's settings and their checks are augkit's (:class:`augkit.plugin.TrainerArgumentsSettings`);
     ``max_steps`` > 0 stops early (overrides ``epochs``); ``limit`` is not here but in
     :func:`read_pairs`. ``save_steps`` and ``save_total_limit`` govern checkpoints, which
     ``resume`` continues from.
     """
 
-    max_length: int = 512
     learning_rate: float = 3e-4
-    weight_decay: float = 0.0
-    adam_epsilon: float = 1e-8
-    warmup_steps: int = 0
     batch_size: int = 6
-    eval_batch_size: int = 6
     epochs: float = 2.0
     gradient_accumulation: int = 16
-    max_grad_norm: float = 1.0
-    seed: int = 42
-    max_steps: int = -1
-    save_steps: int = 500
-    save_total_limit: int = 2
-    logging_steps: int = 10
+    max_length: int = 512
+    eval_batch_size: int = 6
     eval_fraction: float = 0.0
 
-    def check(self) -> None:
-        """Refuse values the trainer would fail on later, or silently misuse."""
-        from augkit.plugin import check_training_settings
+    POSITIVE = (*TrainerArgumentsSettings.POSITIVE, "max_length", "eval_batch_size")
 
-        check_training_settings(
-            self,
-            positive=("max_length", "learning_rate", "batch_size", "eval_batch_size", "epochs", "gradient_accumulation",
-                      "max_grad_norm", "save_steps", "save_total_limit", "logging_steps"),
-            non_negative=("weight_decay", "adam_epsilon", "warmup_steps"),
-        )
+    def check_own(self) -> None:
         if not 0 <= self.eval_fraction < 1:
             raise UsageError(f"eval-fraction must be in [0, 1), got {self.eval_fraction!r}")
 

@@ -17,7 +17,6 @@ with nothing says why: nlpaug returned the text unchanged, or returned no text.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import inspect
 import os
@@ -34,6 +33,7 @@ from augkit.plugin import (
     ModelNotAvailableError,
     UnknownParameterError,
     check_models,
+    did_you_mean,
     draw_seed,
     first_distinct,
     spacing_key,
@@ -229,8 +229,7 @@ def check_value(method: str, param: Param, value: Any) -> None:
             hint = f" (a list: {param.name}=[{value!r}])"
         raise InvalidParameterError(f"{method}: {param.name} must be {expected}, got {value!r}{hint}")
     if param.choices and value not in param.choices:
-        close = difflib.get_close_matches(value, param.choices, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ";"
+        hint = did_you_mean(value, param.choices) or ";"
         raise InvalidParameterError(f"{method}: unknown {param.name} {value!r}{hint} choose from {', '.join(param.choices)}")
     if param.minimum is not None and value < param.minimum:
         raise InvalidParameterError(f"{method}: {param.name} must be at least {param.minimum}, got {value!r}: {param.doc}")

@@ -29,7 +29,12 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from augkit.plugin import InvalidParameterError, UsageError, unknown_name_message
+from augkit.plugin import (
+    InvalidParameterError,
+    TrainerArgumentsSettings,
+    UsageError,
+    unknown_name_message,
+)
 from augkit_pointer.importance import ImportanceWeights, WordImportance, WordScorer
 from augkit_pointer.stages import (
     CONTINUATION,
@@ -81,9 +86,10 @@ FROM_SCRATCH_LEARNING_RATE = 1e-4
 
 
 @dataclass
-class PointerSettings:
+class PointerSettings(TrainerArgumentsSettings):
     """Hyper-parameters of ``augkit train pointer``, with POINTER's values as defaults where
-    they suit a CPU (POINTER's training.py unless said otherwise).
+    they suit a CPU (POINTER's training.py unless said otherwise); the trainer's settings and
+    their checks are augkit's (:class:`augkit.plugin.TrainerArgumentsSettings`).
 
     ``learning_rate`` None: :data:`FINE_TUNING_LEARNING_RATE` from a pretrained model,
     :data:`FROM_SCRATCH_LEARNING_RATE` for a new one. ``batch_size`` 32 and ``epochs`` 3 are
@@ -99,38 +105,19 @@ class PointerSettings:
     and the miniatures'; a small corpus gives fewer: one entry per distinct word).
     """
 
-    max_length: int = 128
     learning_rate: float | None = None
     weight_decay: float = 0.01
-    adam_epsilon: float = 1e-8
-    warmup_steps: int = 0
     batch_size: int = 32
     epochs: float = 3.0
-    gradient_accumulation: int = 1
-    max_grad_norm: float = 1.0
-    seed: int = 42
-    max_steps: int = -1
-    save_steps: int = 500
-    save_total_limit: int = 2
     logging_steps: int = 50
+    max_length: int = 128
     max_minutes: float | None = None
     min_words: int = DEFAULT_MIN_WORDS
     vocab_size: int = 30522
 
-    def check(self) -> None:
-        """Refuse values the trainer would fail on later, or silently misuse."""
-        from augkit.plugin import check_training_settings
+    POSITIVE = (*TrainerArgumentsSettings.POSITIVE, "max_length", "max_minutes", "min_words", "vocab_size")
 
-        check_training_settings(
-            self,
-            positive=("max_length", "batch_size", "epochs", "gradient_accumulation", "save_steps", "save_total_limit",
-                      "logging_steps", "min_words", "vocab_size"),
-            non_negative=("weight_decay", "adam_epsilon", "warmup_steps", "max_grad_norm"),
-        )
-        for name in ("learning_rate", "max_minutes"):
-            value = getattr(self, name)
-            if value is not None and not value > 0:
-                raise UsageError(f"{name.replace('_', '-')} must be positive, got {value!r}")
+    def check_own(self) -> None:
         if self.max_length < 3:
             raise UsageError(f"max-length must be at least 3 ([CLS], a token, [SEP]), got {self.max_length!r}")
 
