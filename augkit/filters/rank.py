@@ -8,6 +8,7 @@ from typing import Any
 
 from augkit.errors import InputError, InvalidParameterError
 from augkit.steps.candidate import Candidate
+from augkit.steps.drop_reasons import keep_first
 from augkit.steps.filter import Filter, check_sources
 
 #: How each score is put on a common scale before weighting (see :class:`RankFilter`).
@@ -164,7 +165,7 @@ class RankFilter(Filter):
                 weight * normalised[score][position] for score, weight in weights.items()
             )
         ranked = sorted(candidates, key=lambda c: -c.scores[self.name])  # stable: ties keep arrival order
-        return ranked if self.k is None else ranked[: self.k]
+        return ranked if self.k is None else keep_first(ranked, self.k, "k")
 
     def _values(self, score: str, candidates: list[Candidate]) -> list[float]:
         values = []

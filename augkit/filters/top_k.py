@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from augkit.errors import InputError, InvalidParameterError
 from augkit.steps.candidate import Candidate
+from augkit.steps.drop_reasons import keep_first
 from augkit.steps.filter import Filter, check_sources
 
 
@@ -45,7 +46,7 @@ class TopKFilter(Filter):
         for candidate in candidates:
             candidate.scores["rank_score"] = self._rank_score(candidate)
         ranked = sorted(candidates, key=lambda c: -c.scores["rank_score"])
-        return ranked if self.k is None else ranked[: self.k]
+        return ranked if self.k is None else keep_first(ranked, self.k, "k")
 
     def _rank_score(self, candidate: Candidate) -> float:
         scores = {name: value for name, value in candidate.scores.items() if name != "rank_score"}
