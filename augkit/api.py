@@ -222,7 +222,6 @@ def augment_with_report(
             f"cannot augment a {type(data).__module__}.{type(data).__name__}; "
             "expected a list of str, a pandas.DataFrame, a datasets.Dataset or a ray.data.Dataset"
         )
-    report.seed = options.seed
     logger.info("augkit %s: %s", pipeline.name, report.summary())
     check_something_worked(report)
     return result, report

@@ -42,12 +42,13 @@ def encode_counts(counts: Sequence[int]) -> str:
 def report_from_columns(
     *, rows: int, keep_original: bool, n: int, count_names: Sequence[str], augmentations: int, rows_augmented: int,
     reasons: Sequence[str | None], counts: Iterable[str | None], sources: Sequence[object], texts: Sequence[object],
+    seed: int | None,
 ) -> AugmentationReport:
     """The run's report from the carried columns (each value once per source row; None and
     ``""`` on the other rows), the output's own counts, and the source and text of each
     row that carries a reason (aligned with ``reasons``, to name the rows
     :func:`augkit.reporting.report.names_rows`)."""
-    report = AugmentationReport(rows_read=rows, original_rows_written=rows if keep_original else 0, n=n,
+    report = AugmentationReport(rows_read=rows, original_rows_written=rows if keep_original else 0, n=n, seed=seed,
                                 augmentations=augmentations, rows_augmented=rows_augmented)
     report.without_augmentation = Counter(reason for reason in reasons if isinstance(reason, str) and reason)
     report.note_examples(reasons, texts, sources)

@@ -97,7 +97,7 @@ def augment_dataset(
         mapper = _BatchAugmenter(pipeline, text_column, label_column, keep_original, options.replace(trace=False),
                                  with_reasons=False, mapping=mapping, protect_column=protect_column,
                                  features=dataset.features)
-        return dataset.map(mapper, batched=True, batch_size=batch_size, with_indices=True, features=features), AugmentationReport()
+        return dataset.map(mapper, batched=True, batch_size=batch_size, with_indices=True, features=features), AugmentationReport(seed=options.seed)
 
     mapper = _BatchAugmenter(pipeline, text_column, label_column, keep_original, options, with_reasons=True,
                              mapping=mapping, protect_column=protect_column, features=dataset.features)
@@ -112,7 +112,7 @@ def augment_dataset(
             mapper, batched=True, batch_size=batch_size, with_indices=True, features=with_reasons,
             num_proc=workers if workers > 1 else None, load_from_cache_file=False, desc=f"augkit {pipeline.name}",
         )
-    report = _report(mapped, len(dataset), keep_original, options.n, pipeline.count_names, text_column)
+    report = _report(mapped, len(dataset), keep_original, options.n, options.seed, pipeline.count_names, text_column)
     helpers = [REASON_COLUMN, COUNTS_COLUMN, _PLACEHOLDER]
     if options.trace:
         report.trace = _trace(mapped)
@@ -242,7 +242,7 @@ def _reasons_by_row(result, rows: int) -> list[str]:
     return ["" if row or reason is None else reason for row, reason in zip(result.candidates, result.reasons, strict=True)]
 
 
-def _report(mapped: Any, rows: int, keep_original: bool, n: int, count_names: tuple[str, ...],
+def _report(mapped: Any, rows: int, keep_original: bool, n: int, seed: int | None, count_names: tuple[str, ...],
             text_column: str) -> AugmentationReport:
     """The run's counts, from the output's arrow columns (not row by row)."""
     import pyarrow.compute as pc
@@ -252,7 +252,7 @@ def _report(mapped: Any, rows: int, keep_original: bool, n: int, count_names: tu
     carried = pc.is_valid(table.column(REASON_COLUMN))
     named = pc.and_(carried, pc.not_equal(table.column(REASON_COLUMN), ""))  # rows without augmentation
     return report_from_columns(
-        rows=rows, keep_original=keep_original, n=n, count_names=count_names,
+        rows=rows, keep_original=keep_original, n=n, seed=seed, count_names=count_names,
         augmentations=pc.sum(augmented).as_py() or 0,
         rows_augmented=len(pc.unique(pc.filter(table.column(SOURCE_COLUMN), augmented))),
         reasons=pc.filter(table.column(REASON_COLUMN), named).to_pylist(),

@@ -90,7 +90,7 @@ def augment_ray_dataset(
         max_restarts=ACTOR_RESTARTS,
         max_task_retries=ACTOR_RESTARTS,
     ).materialize()
-    report = _report(mapped, rows, keep_original, options.n, pipeline.count_names, options.trace, text_column)
+    report = _report(mapped, rows, keep_original, options.n, options.seed, pipeline.count_names, options.trace, text_column)
     if not keep_original:
         mapped = mapped.filter(lambda row: row[METHOD_COLUMN] is not None)
     return mapped.drop_columns([REASON_COLUMN, COUNTS_COLUMN] + ([TRACE_COLUMN] if options.trace else [])), report
@@ -120,7 +120,7 @@ class _RayBatchAugmenter:
         return out.reset_index(drop=True)
 
 
-def _report(mapped: Any, rows: int, keep_original: bool, n: int, count_names: tuple[str, ...], trace: bool,
+def _report(mapped: Any, rows: int, keep_original: bool, n: int, seed: int | None, count_names: tuple[str, ...], trace: bool,
             text_column: str) -> AugmentationReport:
     augmentations, sources, reasons, counts, entries = 0, set(), [], [], []
     unaugmented_sources, unaugmented_texts = [], []  # of the rows carrying a reason, to name them
@@ -138,7 +138,7 @@ def _report(mapped: Any, rows: int, keep_original: bool, n: int, count_names: tu
         if trace:
             for source, encoded in zip(batch[SOURCE_COLUMN].tolist(), batch[TRACE_COLUMN].tolist()):
                 entries += decode_traces(encoded, source)
-    report = report_from_columns(rows=rows, keep_original=keep_original, n=n, count_names=count_names,
+    report = report_from_columns(rows=rows, keep_original=keep_original, n=n, seed=seed, count_names=count_names,
                                  augmentations=augmentations, rows_augmented=len(sources), reasons=reasons, counts=counts,
                                  sources=unaugmented_sources, texts=unaugmented_texts)
     report.trace = entries if trace else None

@@ -70,7 +70,7 @@ def run_pipeline(
     n, batch_size = options.n, options.batch_size
     texts, skips = prepare_texts(values, describe_row=describe_row, coerce=options.coerce, labels=labels)
     protection = read_rows(texts, protect_values, protection_request(options, protect_column), describe_row)
-    report = AugmentationReport(rows_read=len(values), n=n)
+    report = AugmentationReport(rows_read=len(values), n=n, seed=options.seed)  # a run's report holds the seed it ran with
     traces: list[list[TraceEntry]] | None = [[] for _ in values] if options.trace else None
     candidates: list[list[Candidate]] = [[] for _ in values]
     nothing = (0,) * len(pipeline.count_names)

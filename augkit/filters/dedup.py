@@ -99,6 +99,17 @@ class ExactDuplicateFilter(Filter):
                 verdicts.append(None)
         return verdicts
 
+    def why(self, verdict: str) -> str:
+        """A :meth:`repeats` verdict in words, with what this rule ignores.
+
+        >>> ExactDuplicateFilter(ignore_case=True).why(DUPLICATE_OF_SOURCE)
+        'duplicate of the source (ignoring case)'
+        """
+        ignoring = [what for what, ignored in (("case", self.ignore_case),
+                                               ("final punctuation", self.ignore_final_punctuation)) if ignored]
+        what = "the source" if verdict == DUPLICATE_OF_SOURCE else "an earlier candidate"
+        return f"duplicate of {what}" + (f" (ignoring {' and '.join(ignoring)})" if ignoring else "")
+
     def filter(self, source: str, candidates: list[Candidate]) -> list[Candidate]:
         return self.filter_batch([source], [candidates], BatchContext())[0]
 
@@ -108,10 +119,14 @@ class ExactDuplicateFilter(Filter):
         for source, row in zip(sources, candidates):
             if len(row) == 1:  # one candidate repeats nothing but perhaps the source
                 if self.against_source and key(_compared(row[0])) == key(source):
+                    row[0].drop_reason = self.why(DUPLICATE_OF_SOURCE)
                     row = []
             elif row:
                 verdicts = self.repeats(source, [_compared(candidate) for candidate in row])
                 if any(verdicts):  # else the row itself, not a copy
+                    for candidate, verdict in zip(row, verdicts):
+                        if verdict is not None:
+                            candidate.drop_reason = self.why(verdict)
                     row = [candidate for candidate, verdict in zip(row, verdicts) if verdict is None]
             result.append(row)
         return result

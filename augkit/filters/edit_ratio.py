@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from augkit.errors import InvalidParameterError
 from augkit.steps.candidate import Candidate
+from augkit.steps.drop_reasons import outside
 from augkit.steps.filter import Filter, check_sources
 
 _LEVELS = ("char", "word")
@@ -67,4 +68,7 @@ class EditRatioFilter(Filter):
             candidate.scores[self.name] = ratio
             if self.keeps(ratio):
                 kept.append(candidate)
+            else:
+                candidate.drop_reason = outside(
+                    f"{self.level} edit ratio", ratio, ("min", self.min), None if self.max is None else ("max", self.max))
         return kept

@@ -86,6 +86,8 @@ class EntailmentFilter(Filter):
                 candidate.scores[self.name] = sum(judgement.probabilities[r] for r in self.keep)
                 if not self.drop or judgement.relation in self.keep:
                     row_kept.append(candidate)
+                else:
+                    candidate.drop_reason = f"NLI relation {judgement.relation!r} not in keep={','.join(self.keep)}"
             kept.append(row_kept)
         return kept
 

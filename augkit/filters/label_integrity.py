@@ -10,6 +10,7 @@ from augkit.errors import InputError, UsageError
 from augkit.filters.embedding import encoder_for, encoder_needs
 from augkit.steps.candidate import Candidate
 from augkit.steps.context import BatchContext, DatasetContext
+from augkit.steps.drop_reasons import below
 from augkit.steps.filter import Filter, check_sources
 
 #: Candidate rows times originals compared at once (bounds memory to about 64 MB).
@@ -69,6 +70,7 @@ class LabelIntegrityFilter(Filter):
             raise InputError(_NO_LABELS)
         texts = list(dataset.texts)
         self._originals = encoder_for(self).encode(texts)
+        self._original_texts = texts  # to name the original a dropped candidate is nearer to
         # Texts as small integers: identical texts share one, and comparing integers over
         # every original is far cheaper than comparing strings.
         self._text_codes: dict[str, int] = {}
@@ -76,6 +78,7 @@ class LabelIntegrityFilter(Filter):
         if dataset.labels is not None:
             self._codes = {}
             self._original_codes = np.array([self._label_code(label) for label in dataset.labels], dtype=np.int64)
+            self._original_labels = list(dataset.labels)
 
     def filter(self, source: str, candidates: list[Candidate]) -> list[Candidate]:
         return self.filter_batch([source], [candidates], BatchContext())[0]
@@ -92,13 +95,26 @@ class LabelIntegrityFilter(Filter):
             raise InputError(_NO_LABELS)
         flat = [(row_index, candidate) for row_index, row in enumerate(candidates) for candidate in row]
         if flat:
-            margins = self._margins(sources, candidates, context, flat)
-            for (_, candidate), margin in zip(flat, margins):
+            margins, nearer = self._margins(sources, candidates, context, flat)
+            for position, ((_, candidate), margin) in enumerate(zip(flat, margins)):
                 candidate.scores[self.name] = margin
+                if margin < self.min:
+                    candidate.drop_reason = self._why(margin, nearer[position])
         return [[c for c in row if c.scores[self.name] >= self.min] for row in candidates]
 
-    def _margins(self, sources, candidates, context, flat) -> list[float]:
-        """Best allowed similarity minus best forbidden similarity, per candidate."""
+    def _why(self, margin: float, original: int) -> str:
+        """Why a candidate whose margin is under ``min`` is dropped, naming the original it
+        must not match that it is nearest to."""
+        text = self._original_texts[original]
+        if self.own_source:
+            return f"{below('margin', margin, 'min', self.min)}: nearer to the original {text[:80]!r} than to its source"
+        label = self._original_labels[original]
+        return (f"{below('margin', margin, 'min', self.min)}: nearer to the original {text[:80]!r}, labelled "
+                f"{label!r}, than to any of its own label")
+
+    def _margins(self, sources, candidates, context, flat) -> tuple[list[float], dict[int, int]]:
+        """Best allowed similarity minus best forbidden similarity, per candidate, and for
+        each candidate under ``min`` (by position) the forbidden original nearest to it."""
         import numpy as np
 
         from augkit.models.encoder import (  # the model runtime loads on first use
@@ -115,6 +131,7 @@ class LabelIntegrityFilter(Filter):
         else:
             own = np.array([self._label_code(context.labels[row]) for row in rows], dtype=np.int64)
         margins = np.empty(len(flat), dtype=np.float32)
+        nearer: dict[int, int] = {}
         step = max(1, _SIMILARITY_CELLS_PER_CHUNK // max(len(self._originals), 1))
         for start in range(0, len(flat), step):
             part = slice(start, start + step)
@@ -125,9 +142,12 @@ class LabelIntegrityFilter(Filter):
             else:
                 is_own = self._original_codes[None, :] == own[part, None]
                 allowed = np.where(is_own, similarity, -np.inf).max(axis=1)
-            forbidden = np.where(is_own, -np.inf, similarity).max(axis=1)
-            margins[part] = allowed - forbidden
-        return np.clip(margins, -_MARGIN_LIMIT, _MARGIN_LIMIT).tolist()
+            masked = np.where(is_own, -np.inf, similarity)
+            margins[part] = allowed - masked.max(axis=1)
+            clipped = np.clip(margins[part], -_MARGIN_LIMIT, _MARGIN_LIMIT).astype(np.float64)  # as filter_batch compares
+            dropped = np.flatnonzero(clipped < self.min)
+            nearer.update(zip((start + dropped).tolist(), masked[dropped].argmax(axis=1).tolist()))
+        return np.clip(margins, -_MARGIN_LIMIT, _MARGIN_LIMIT).tolist(), nearer
 
     def _label_code(self, label: Any) -> int:
         """A small integer per distinct label (missing values are one label)."""

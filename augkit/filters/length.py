@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from augkit.errors import InvalidParameterError
 from augkit.steps.candidate import Candidate
+from augkit.steps.drop_reasons import below, outside
 from augkit.steps.filter import Filter, check_sources
 from augkit.text import split_words
 
@@ -63,4 +64,10 @@ class LengthFilter(Filter):
             candidate.scores["length_ratio"] = ratio
             if self.min <= ratio <= self.max and length >= self.shortest:
                 kept.append(candidate)
+            else:
+                ratio_reason = outside("length ratio", ratio, ("min", self.min), ("max", self.max))
+                candidate.drop_reason = (
+                    f"{ratio_reason} ({length} {self.unit} for the source's {source_length})" if ratio_reason
+                    else below(f"length in {self.unit}", length, "shortest", self.shortest)
+                )
         return kept

@@ -7,6 +7,7 @@ from typing import Any
 
 from augkit.errors import InputError, InvalidParameterError
 from augkit.steps.candidate import Candidate
+from augkit.steps.drop_reasons import keep_first
 from augkit.steps.filter import Filter, check_sources
 from augkit.steps.params import did_you_mean
 
@@ -166,7 +167,7 @@ class RankFilter(Filter):
         for position, candidate in enumerate(candidates):
             candidate.scores[added] = math.fsum(weight * normalised[score][position] for score, weight in weights.items())
         ranked = sorted(candidates, key=lambda c: -c.scores[added])  # stable: ties keep arrival order
-        return ranked if self.k is None else ranked[: self.k]
+        return ranked if self.k is None else keep_first(ranked, self.k, "k")
 
     def _weights_for(self, candidates: list[Candidate]) -> dict[str, float]:
         """The weights that rank one source's ``candidates``: :attr:`effective_weights`."""

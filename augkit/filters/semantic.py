@@ -10,6 +10,7 @@ from augkit.filters.embedding import (
 )
 from augkit.steps.candidate import Candidate
 from augkit.steps.context import BatchContext, DatasetContext
+from augkit.steps.drop_reasons import outside
 from augkit.steps.filter import Filter, check_sources
 
 
@@ -73,7 +74,12 @@ class SemanticFilter(Filter):
         similarities = candidate_source_similarity(encoder_for(self), sources, candidates)
         kept = []
         for row, row_similarities in zip(candidates, similarities):
+            row_kept = []
             for candidate, similarity in zip(row, row_similarities):
                 candidate.scores[self.name] = similarity
-            kept.append([c for c, s in zip(row, row_similarities) if not self.drop or self.min <= s <= self.max])
+                if not self.drop or self.min <= similarity <= self.max:
+                    row_kept.append(candidate)
+                else:
+                    candidate.drop_reason = outside("semantic similarity", similarity, ("min", self.min), ("max", self.max))
+            kept.append(row_kept)
         return kept

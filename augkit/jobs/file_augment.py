@@ -172,9 +172,7 @@ def _augment_file(job: FileJob) -> AugmentationReport:
         state.remove()
         return _augment_in_memory(job)
     state.remove()
-    report = report_from_records(records)
-    report.seed = state.seed
-    return report
+    return report_from_records(records)  # each chunk's record holds the seed it ran with
 
 
 def _augment_chunks(job: FileJob, pipeline: Any, state: AugmentJob) -> list[dict[str, Any]] | None:

@@ -17,6 +17,7 @@ from augkit.reporting.report import failure_reason
 from augkit.reporting.trace import TraceEntry
 from augkit.steps.candidate import Candidate
 from augkit.steps.context import BatchContext
+from augkit.steps.drop_reasons import keep_first
 from augkit.steps.filter import Filter
 from augkit.steps.generated_row import USAGE_PREFIX, notes_of
 
@@ -152,7 +153,7 @@ def _run_once(steps: BatchSteps, texts: list[str], n: int, seed: int, context: B
         if fates is not None:
             fates.dropped(before, candidates, step_name, texts, step)
         sizes = left
-    kept = [row if len(row) <= n else row[:n] for row in candidates]
+    kept = [keep_first(row, n, "n", what="place") for row in candidates]  # a cut one says its place
     columns.append([size - n if size > n else 0 for size in sizes])
     if usage:
         columns.extend(zip(*usage))

@@ -194,6 +194,8 @@ class AugmentationReport:
         self.candidates = add_counts(self.candidates, other.candidates)
         if self.n is None:
             self.n = other.n
+        if self.seed is None:  # every part of a run ran with its seed
+            self.seed = other.seed
         if other.trace is not None:
             self.trace = [*(self.trace or []), *other.trace]
 

@@ -12,9 +12,10 @@ its augmentation failed) has one entry of its own: fate ``none``, no candidate, 
 ``reason`` why, in the words of the run's summary (for a generator that says why, such as
 an LLM reply that holds no JSON list, its own words). So every row asked to be augmented
 appears in the trace, and every row without output says why there. A dropped candidate's
-``reason`` holds the words of the step that dropped it, when that step gives them (the
+``reason`` holds the words of the step that dropped it: every built-in filter gives them (the
 ``protected`` step names the span lost; ``negation``, ``numbers`` and ``entities`` name
-what changed).
+what changed; ``semantic``, ``length``, ``edit_ratio`` the value and the bound it broke,
+``top_k`` and ``rank`` the rank beyond ``k``, ``beyond n`` the place beyond ``n``).
 
 Off by default: a run without a trace does no bookkeeping at all.
 """

@@ -177,7 +177,6 @@ def run_traced(frame: Any, settings: RunSettings, *, on_rows: Callable[[int, int
 
     output, report = augment_frame(pipeline, frame, text_column=settings.text_column, label_column=settings.label_column,
                                    keep_original=True, options=options, on_rows=advance)
-    report.seed = options.seed
     return output, trace_frame(report.trace or []), report.as_dict()
 
 

@@ -126,6 +126,8 @@ class WrongScriptFilter(Filter):
             candidate.scores["wrong_script_share"] = share
             if not share > self.max_share:
                 kept.append(candidate)
+            else:
+                candidate.drop_reason = f"{share:.1%} of its letters in {self.script} script, above max_share={self.max_share:g}"
         return kept
 
 

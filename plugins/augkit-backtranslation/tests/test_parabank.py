@@ -12,10 +12,13 @@ from augkit_backtranslation.parabank import (
     COUNT_KEYS,
     PIVOT_BEAMS,
     BergamotDirection,
+    _ListedCandidates,
     build_parabank,
     filter_candidates,
     kept_by_top_fraction,
+    parabank_pipeline,
 )
+from augkit_backtranslation.parabank_steps import counted_steps
 from augkit_backtranslation.scripts import script_share
 
 from augkit.plugin import (
@@ -69,6 +72,23 @@ def test_copies_duplicates_blanks_and_near_copies_are_dropped_and_counted():
     assert [c.text for c in kept] == ["How can I locate my card?", "Where can I find my card?"]
     assert kept[0].edit_ratio == pytest.approx(edit_distance_ratio("How can I locate my card?", source))
     assert dropped == {"wrong_script": 0, "blank": 1, "copies": 1, "duplicates": 2, "edit_ratio": 1}
+
+
+def test_each_step_of_the_recipe_says_why_it_dropped_a_candidate_in_the_trace():
+    candidates = ["请check一下my transfer status", "请问我的转账为什么还没到账", "我的转账为什么还没有到",
+                  "我的转账为什么还没有到", "请问我的转账为什么还没到账吗"]
+    pipeline, generator = parabank_pipeline(_ListedCandidates(candidates), None, k=len(candidates),
+                                            wrong_script="Latin", max_wrong_script_share=0.6)
+    generator.pivots[ORIGINAL] = ORIGINAL
+    trace = pipeline.run_batch([ORIGINAL], len(candidates), 0, trace=True).traces[0]
+    steps = {name: key for key, name in counted_steps(pipeline).items()}  # trace name -> count key
+    assert [(steps.get(entry.dropped_by, entry.dropped_by), entry.reason) for entry in trace] == [
+        ("wrong_script", "87.5% of its letters in Latin script, above max_share=0.6"),
+        ("copies", "duplicate of the source (ignoring case)"),
+        ("", ""),
+        ("duplicates", "duplicate of an earlier candidate (ignoring case)"),
+        ("edit_ratio", "char edit ratio 0.08 below min=0.12"),
+    ]
 
 
 @pytest.mark.parametrize(
