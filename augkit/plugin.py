@@ -139,6 +139,7 @@ from augkit.models.needs import ModelNeed, check_models, needs_within
 from augkit.protection.locate import lost_spans, relocated, spans_kept_first
 from augkit.protection.words import FREE as FREE_WORD
 from augkit.protection.words import span_of_words, splits_a_span
+from augkit.registry.command_context import CommandContext
 from augkit.registry.registered import RESERVED_PARAMETERS
 from augkit.seeding import (
     MODEL_SEED_BITS,
@@ -241,9 +242,8 @@ _LAZY = {
     "header_fitting_widths": "augkit.web.widgets",
     "status_line": "augkit.web.status",
     "progress_bar": "augkit.terminal.progress",
-    # plugin commands built on augkit's own (augkit paramac build-pairs runs augment)
-    "run_cli": "augkit.cli.main",
-    "parse_param_options": "augkit.cli.options",
+    # a plugin command's own -p KEY=VALUE options, typed as augkit augment types them
+    "parse_param_options": "augkit.pipeline.param_options",
     # training: the rules every `augkit train` target follows
     "TRAINING_RECORD": "augkit.training",
     "add_settings_options": "augkit.training",
@@ -289,6 +289,8 @@ _LAZY = {
 }
 
 __all__ = [
+    # a command's context
+    "CommandContext",
     # base classes
     "Augmenter", "BatchContext", "Candidate", "DatasetContext", "Filter", "GeneratedRow", "check_sources", "first_distinct",
     # errors
