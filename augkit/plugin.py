@@ -159,7 +159,7 @@ from augkit.steps.context import BatchContext, DatasetContext
 from augkit.steps.filter import Filter, check_sources
 from augkit.steps.generated_row import GeneratedRow
 from augkit.steps.nested_warnings import n_named_as
-from augkit.steps.params import check_bool, check_int, unknown_name_message
+from augkit.steps.params import check_bool, check_int, check_texts, unknown_name_message
 from augkit.steps.protected_spans import ProtectedSpan, RowProtection
 from augkit.text import (
     WordSequence,
@@ -182,7 +182,6 @@ _LAZY = {
     # model runtime (augkit.models): resolution of model specs, sharing, batching
     "DEFAULT_TOKEN_BUDGET": "augkit.models",
     "MODEL_DIR_ENV": "augkit.models",
-    "PAD_MULTIPLE": "augkit.models",
     # the model families: seq2seq, masked LM, causal LM, sequence-pair classifier, token
     # embeddings, sentence encoder
     "CausalLM": "augkit.models",
@@ -268,7 +267,6 @@ _LAZY = {
     # metrics
     "edit_distance_ratio": "augkit.metrics",
     "sentence_bleu": "augkit.metrics",
-    "text_list": "augkit.metrics._inputs",
     "semantic_similarity": "augkit.metrics",
     # the entailment relation oracle (ERAP's equation 7 on an NLI pair classifier)
     "DEFAULT_NLI_MODEL": "augkit.metrics",
@@ -305,7 +303,7 @@ __all__ = [
     "DUPLICATE_OF_EARLIER", "DUPLICATE_OF_SOURCE", "EditRatioFilter", "ExactDuplicateFilter",
     "LabelIntegrityFilter", "SemanticFilter", "TopKFilter", "repetition_loop",
     # parameters
-    "RESERVED_PARAMETERS", "check_bool", "check_int", "unknown_name_message",
+    "RESERVED_PARAMETERS", "check_bool", "check_int", "check_texts", "unknown_name_message",
     # randomness
     "MODEL_SEED_BITS", "ROW_SEED_BITS", "RowSeeder", "derive", "draw_seed", "generator", "high_bits", "low_bits",
     "resolve_seed", "seeded_torch",
