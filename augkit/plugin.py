@@ -35,8 +35,8 @@ Shared rules and filters
     :class:`TraceEntry` list says what each step did to each candidate.
 Parameters
     :data:`RESERVED_PARAMETERS` (names a plugin's constructor must not use: they are
-    :func:`augkit.augment`'s own), :func:`check_int` and :func:`unknown_name_message`
-    (augkit's checks and "did you mean" messages). Renamed parameters: set the class
+    :func:`augkit.augment`'s own), :func:`check_int`, :func:`check_texts` and
+    :func:`unknown_name_message` (augkit's checks and "did you mean" messages). Renamed parameters: set the class
     attribute ``renamed_parameters = {"old": "new"}``.
 Randomness
     :mod:`augkit.seeding`, the one place seeds are derived: every random choice comes from
@@ -85,6 +85,9 @@ Pipelines, tables and progress (loaded on first access)
     :func:`edit_distance_ratio`, :func:`sentence_bleu`, :func:`semantic_similarity`, and the
     entailment oracle (:class:`EntailmentOracle`, :func:`entailment_relation`, :func:`relation_of`,
     :data:`RELATIONS`).
+Commands (``register_commands``)
+    :class:`CommandContext`, handed to a command's ``run(args, context)``: its ``run_augkit(argv)``
+    runs augkit's own command line; :func:`parse_param_options` reads a command's ``-p KEY=VALUE``.
 A tab of ``augkit serve``'s page (``register_web_tabs``; loaded on first access)
     :class:`TabContext` (the upload limit and the server's temporary folder), :func:`read_upload`,
     :func:`without_server_path`, :func:`download_path`, :data:`UPLOAD_FILE_TYPES` (the upload
