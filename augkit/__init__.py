@@ -29,7 +29,7 @@ from augkit.filters import (
     Scorer,
 )
 from augkit.models.needs import ModelNeed
-from augkit.pipeline.compose import Chain, Interleave, Union
+from augkit.pipeline.compose import Chain, Interleave
 from augkit.pipeline.pipeline import Pipeline
 from augkit.pipeline.time_limit import TimeLimitExceeded
 from augkit.registry.discovery import get_registry, reset_registry
@@ -63,7 +63,6 @@ __all__ = [
     "Scorer",
     "TimeLimitExceeded",
     "Interleave",
-    "Union",
     "UnknownMethodError",
     "UnknownParameterError",
     "UsageError",

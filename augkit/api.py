@@ -10,7 +10,7 @@ from typing import Any
 from augkit.engine.run_options import DEFAULT_BATCH_SIZE, RunOptions
 from augkit.errors import InputError, UsageError
 from augkit.models.hub_access import forget_hub_answer
-from augkit.pipeline.compose import Chain, Interleave, Union
+from augkit.pipeline.compose import Chain, Interleave
 from augkit.pipeline.pipeline import Pipeline
 from augkit.pipeline.requests import check_context_request, check_protect_column
 from augkit.pipeline.row_context import context_mapping

@@ -35,8 +35,8 @@ Shared rules and filters
     :class:`TraceEntry` list says what each step did to each candidate.
 Parameters
     :data:`RESERVED_PARAMETERS` (names a plugin's constructor must not use: they are
-    :func:`augkit.augment`'s own), :func:`check_int`, :func:`unknown_name_message` and :func:`did_you_mean`
-    (augkit's checks and "did you mean" messages). Renamed parameters: set the class
+    :func:`augkit.augment`'s own), :func:`check_int`, :func:`check_texts`, :func:`unknown_name_message` and
+    :func:`did_you_mean` (augkit's checks and "did you mean" messages). Renamed parameters: set the class
     attribute ``renamed_parameters = {"old": "new"}``.
 Randomness
     :mod:`augkit.seeding`, the one place seeds are derived: every random choice comes from
@@ -88,6 +88,9 @@ Pipelines, tables and progress (loaded on first access)
     :func:`edit_distance_ratio`, :func:`sentence_bleu`, :func:`semantic_similarity`, and the
     entailment oracle (:class:`EntailmentOracle`, :func:`entailment_relation`, :func:`relation_of`,
     :data:`RELATIONS`).
+Commands (``register_commands``)
+    :class:`CommandContext`, handed to a command's ``run(args, context)``: its ``run_augkit(argv)``
+    runs augkit's own command line; :func:`parse_param_options` reads a command's ``-p KEY=VALUE``.
 A tab of ``augkit serve``'s page (``register_web_tabs``; loaded on first access)
     :class:`TabContext` (the upload limit and the server's temporary folder), :func:`read_upload`,
     :func:`without_server_path`, :func:`download_path`, :data:`UPLOAD_FILE_TYPES` (the upload
@@ -142,6 +145,7 @@ from augkit.models.needs import ModelNeed, check_models, needs_within
 from augkit.protection.locate import lost_spans, relocated, spans_kept_first
 from augkit.protection.words import FREE as FREE_WORD
 from augkit.protection.words import span_of_words, splits_a_span
+from augkit.registry.command_context import CommandContext
 from augkit.registry.registered import RESERVED_PARAMETERS
 from augkit.seeding import (
     MODEL_SEED_BITS,
@@ -161,12 +165,7 @@ from augkit.steps.context import BatchContext, DatasetContext
 from augkit.steps.filter import Filter, check_sources
 from augkit.steps.generated_row import GeneratedRow
 from augkit.steps.nested_warnings import n_named_as
-from augkit.steps.params import (
-    check_bool,
-    check_int,
-    did_you_mean,
-    unknown_name_message,
-)
+from augkit.steps.params import check_bool, check_int, check_texts, did_you_mean, unknown_name_message
 from augkit.steps.protected_spans import ProtectedSpan, RowProtection
 from augkit.text import (
     WordSequence,
@@ -189,7 +188,6 @@ _LAZY = {
     # model runtime (augkit.models): resolution of model specs, sharing, batching
     "DEFAULT_TOKEN_BUDGET": "augkit.models",
     "MODEL_DIR_ENV": "augkit.models",
-    "PAD_MULTIPLE": "augkit.models",
     # the model families: seq2seq, masked LM, causal LM, sequence-pair classifier, token
     # embeddings, sentence encoder
     "CausalLM": "augkit.models",
@@ -249,9 +247,8 @@ _LAZY = {
     "header_fitting_widths": "augkit.web.widgets",
     "status_line": "augkit.web.status",
     "progress_bar": "augkit.terminal.progress",
-    # plugin commands built on augkit's own (augkit paramac build-pairs runs augment)
-    "run_cli": "augkit.cli.main",
-    "parse_param_options": "augkit.cli.options",
+    # a plugin command's own -p KEY=VALUE options, typed as augkit augment types them
+    "parse_param_options": "augkit.pipeline.param_options",
     # training: the rules every `augkit train` target follows
     "TRAINING_RECORD": "augkit.training",
     "add_settings_options": "augkit.training",
@@ -279,7 +276,6 @@ _LAZY = {
     # metrics
     "edit_distance_ratio": "augkit.metrics",
     "sentence_bleu": "augkit.metrics",
-    "text_list": "augkit.metrics._inputs",
     "semantic_similarity": "augkit.metrics",
     # the entailment relation oracle (ERAP's equation 7 on an NLI pair classifier)
     "DEFAULT_NLI_MODEL": "augkit.metrics",
@@ -300,6 +296,8 @@ _LAZY = {
 }
 
 __all__ = [
+    # a command's context
+    "CommandContext",
     # base classes
     "Augmenter", "BatchContext", "Candidate", "DatasetContext", "Filter", "GeneratedRow", "check_sources", "first_distinct",
     # errors
@@ -314,7 +312,7 @@ __all__ = [
     "DUPLICATE_OF_EARLIER", "DUPLICATE_OF_SOURCE", "EditRatioFilter", "ExactDuplicateFilter",
     "LabelIntegrityFilter", "SemanticFilter", "TopKFilter", "repetition_loop",
     # parameters
-    "RESERVED_PARAMETERS", "check_bool", "check_int", "did_you_mean", "unknown_name_message",
+    "RESERVED_PARAMETERS", "check_bool", "check_int", "check_texts", "did_you_mean", "unknown_name_message",
     # randomness
     "MODEL_SEED_BITS", "ROW_SEED_BITS", "RowSeeder", "derive", "draw_seed", "generator", "high_bits", "low_bits",
     "resolve_seed", "seeded_torch",

@@ -275,3 +275,41 @@ def test_a_bad_parameter_value_names_its_step_once(banking_csv, tmp_path):
     assert done.returncode == 2
     assert "augkit: error: edit_ratio: min must be a number >= 0, got -1" in done.stderr
     assert "edit_ratio: edit_ratio:" not in done.stderr
+
+
+def test_a_plugin_command_runs_augkit_through_the_context_it_is_handed(monkeypatch, capsys, shared_data, tmp_path):
+    """A command whose ``run`` takes ``context`` gets the command line's ``CommandContext``:
+    ``context.run_augkit(argv)`` runs ``augkit ARGV...`` in the process and returns its exit
+    code, so a plugin builds on ``augkit augment`` without importing augkit.cli; a plain
+    ``run(args)`` is called as before."""
+    from augkit.cli import main as cli
+    from augkit.registry.discovery import get_registry
+    from augkit.registry.registered import PluginInfo, RegisteredCommand
+    from augkit.testing import run_command
+
+    questions = (shared_data / "banking77/jianguoz/valid/seq.in").read_text(encoding="utf-8").splitlines()[:12]
+    source = tmp_path / "valid.csv"
+    pd.DataFrame({"text": questions}).to_csv(source, index=False)
+
+    def add_arguments(parser):
+        parser.add_argument("input")
+        parser.add_argument("-o", "--output", required=True)
+
+    def shout_through_augment(args, context):
+        return context.run_augkit(["augment", args.input, "-m", "eda", "-n", "1", "--seed", "5", "-o", args.output])
+
+    plugin = PluginInfo("p", "dist-p", "1.0")
+    registry = get_registry()
+    monkeypatch.setitem(registry.commands, "via-augment", RegisteredCommand(
+        "via-augment", add_arguments, shout_through_augment, "augment through the context", plugin))
+    monkeypatch.setitem(registry.commands, "wrong-input", RegisteredCommand(
+        "wrong-input", add_arguments, lambda args, context: context.run_augkit(["augment", args.input, "-m", "edaa",
+                                                                                "-o", args.output]), "h", plugin))
+    assert cli.main(["via-augment", str(source), "-o", str(tmp_path / "via.csv")]) == 0
+    assert run_command(["augment", source, "-m", "eda", "-n", "1", "--seed", "5", "-o", tmp_path / "direct.csv"]) == 0
+    assert (tmp_path / "via.csv").read_bytes() == (tmp_path / "direct.csv").read_bytes()
+    written = pd.read_csv(tmp_path / "via.csv")["text"].tolist()
+    assert len(written) == 2 * len(questions) and set(questions) < set(written)
+    capsys.readouterr()
+    assert cli.main(["wrong-input", str(source), "-o", str(tmp_path / "x.csv")]) == 2  # augment's own usage error
+    assert "did you mean 'eda'" in capsys.readouterr().err

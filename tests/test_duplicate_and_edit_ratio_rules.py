@@ -83,6 +83,6 @@ def test_the_signature_and_the_parameters_listed_show_only_the_new_names():
 
 
 def test_an_old_name_on_the_command_line_gets_the_new_names_type():
-    from augkit.cli.options import parse_param_options
+    from augkit.plugin import parse_param_options
 
     assert parse_param_options(["max_ratio=1.5"], "length") == {"max_ratio": 1.5}

@@ -179,10 +179,13 @@ def test_a_pipeline_resolves_names_in_the_registry_it_is_given():
         augkit.Pipeline.from_string("eda|dedup", registry=empty)
 
 
-def test_union_is_a_deprecated_name_of_interleave():
-    with pytest.warns(FutureWarning, match="now called augkit.Interleave"):
-        union = augkit.Union("eda", "aeda")
-    assert augkit.Pipeline(union).spec == augkit.Pipeline(augkit.Interleave("eda", "aeda")).spec
+def test_union_is_gone_after_its_release_of_deprecation():
+    """``augkit.Union`` warned for one release that it is now ``augkit.Interleave``; it is
+    removed, from the package and from the module that defined it."""
+    from augkit.pipeline import compose
+
+    assert not hasattr(augkit, "Union") and "Union" not in augkit.__all__
+    assert not hasattr(compose, "Union")
 
 
 class DottedShout(augkit.Augmenter):

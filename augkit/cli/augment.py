@@ -8,14 +8,11 @@ import sys
 from pathlib import Path
 
 from augkit.cli.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
-from augkit.cli.options import (
-    parse_context_column_options,
-    parse_param_options,
-    without_cache,
-)
+from augkit.cli.options import parse_context_column_options, without_cache
 from augkit.engine.run_options import DEFAULT_BATCH_SIZE
 from augkit.errors import UsageError
 from augkit.jobs.file_augment import DEFAULT_CHUNK_ROWS
+from augkit.pipeline.param_options import parse_param_options
 from augkit.protection.reading import phrase_list
 
 #: ``augkit augment --row-timeout`` when no step of the pipeline runs a model: model-free

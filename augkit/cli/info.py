@@ -9,8 +9,8 @@ from typing import Any
 
 from augkit.cli.exit_codes import EXIT_OK
 from augkit.cli.listing import own_steps, scores_added
-from augkit.cli.options import parse_param_options
 from augkit.errors import UsageError
+from augkit.pipeline.param_options import parse_param_options
 from augkit.steps.params import REQUIRED, Parameter, describe_any_keyword
 
 

@@ -73,13 +73,6 @@ def _kill_processes_below() -> None:
             pass
 
 
-def run_cli(argv: list[str]) -> int:
-    """Run one ``augkit`` command line in this process and return its exit code
-    (``run_cli(["augment", "in.csv", "-m", "eda", "-o", "out.csv"])``): for plugin commands
-    built on another command, as ``augkit paramac build-pairs`` runs ``augment``."""
-    return main(list(argv))
-
-
 def _parse_and_run(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)

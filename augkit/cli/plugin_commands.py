@@ -8,6 +8,7 @@ import warnings
 
 from augkit.cli.exit_codes import EXIT_OK
 from augkit.errors import AugkitError
+from augkit.registry.command_context import CommandContext, takes_context
 
 
 def add_plugin_commands(commands) -> None:
@@ -44,7 +45,14 @@ def add_plugin_commands(commands) -> None:
 
 
 def run_plugin_command(command, args: argparse.Namespace) -> int:
-    code = command.run(args)
+    """``command.run(args)``, or ``run(args, context=...)`` with the command line's
+    :class:`CommandContext` when ``run`` takes one; its exit code checked."""
+    if takes_context(command.run):
+        from augkit.cli.main import main
+
+        code = command.run(args, context=CommandContext(run_augkit=lambda argv: main(list(argv))))
+    else:
+        code = command.run(args)
     if code is None:  # like sys.exit(None)
         return EXIT_OK
     if isinstance(code, bool) or not isinstance(code, int):

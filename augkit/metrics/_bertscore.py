@@ -16,7 +16,8 @@ from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from augkit.errors import InvalidParameterError
-from augkit.metrics._inputs import References, reference_lists, text_list
+from augkit.metrics._inputs import References, reference_lists
+from augkit.steps.params import check_texts
 
 if TYPE_CHECKING:  # augkit.models loads with the first score, not with augkit.metrics
     from augkit.models.spec import ModelSpec
@@ -122,7 +123,7 @@ def bertscore(
     >>> bertscore(["I lost my card"], ["my card is lost"], model="sentence-transformers/all-MiniLM-L6-v2")  # doctest: +SKIP
     [BertScore(precision=0.8939..., recall=0.8825..., f1=0.8882...)]
     """
-    items = text_list(candidates, "candidates")
+    items = check_texts("candidates", candidates)
     references = reference_lists(references, len(items))
     if not isinstance(idf, bool):
         raise InvalidParameterError(f"idf must be True or False, got {idf!r}")

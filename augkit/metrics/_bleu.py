@@ -10,13 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from augkit.errors import InvalidParameterError
-from augkit.metrics._inputs import (
-    References,
-    non_empty_text_list,
-    reference_lists,
-    text_list,
-)
+from augkit.metrics._inputs import References, non_empty_text_list, reference_lists
 from augkit.metrics._optional import METRICS_EXTRA, import_optional
+from augkit.steps.params import check_texts
 
 #: iBLEU's default weight: 0.8, the value behind the iBLEU numbers of ParaMac (Liu et al.,
 #: 2022, "the same weight parameter as Meng et al. (2021)"; its released evaluation code
@@ -70,7 +66,7 @@ def sentence_bleu(hypotheses: Sequence[str], references: References, *, brevity_
     >>> sentence_bleu(["the cat sat on the mat"], ["the cat sat on the mat"])  # doctest: +SKIP
     [100.0]
     """
-    hyps = text_list(hypotheses, "hypotheses")
+    hyps = check_texts("hypotheses", hypotheses)
     refs = reference_lists(references, len(hyps))
     metric = _sacrebleu().metrics.BLEU(effective_order=True)
     scores = [metric.sentence_score(hyp, ref) for hyp, ref in zip(hyps, refs)]
@@ -93,7 +89,7 @@ def self_bleu(texts: Sequence[str]) -> float:
     :class:`~augkit.errors.InvalidParameterError`. Cost grows with N squared: meant for small
     sets such as the augmentations of one source.
     """
-    items = text_list(texts, "texts")
+    items = check_texts("texts", texts)
     if len(items) < 2:
         raise InvalidParameterError(f"self-BLEU needs at least 2 texts (each is scored against the others), got {len(items)}")
     metric = _sacrebleu().metrics.BLEU(effective_order=True)

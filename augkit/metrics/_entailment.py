@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from augkit.errors import InputError, InvalidParameterError
-from augkit.metrics._inputs import same_length, text_list
+from augkit.metrics._inputs import same_length
+from augkit.steps.params import check_texts
 
 #: ERAP's oracle classifier was RoBERTa trained on MNLI, SNLI, SICK and diagnostic sets; the
 #: public MNLI RoBERTa-large is the nearest published model (labels in its config).
@@ -137,7 +138,7 @@ class EntailmentOracle:
 
     def judge(self, sources: Sequence[str], candidates: Sequence[str], *, progress: bool = False) -> list[RelationJudgement]:
         """The :class:`RelationJudgement` of each ``(sources[i], candidates[i])``."""
-        sources, candidates = text_list(sources, "sources"), text_list(candidates, "candidates")
+        sources, candidates = check_texts("sources", sources), check_texts("candidates", candidates)
         same_length(sources, candidates, "sources", "candidates")
         if not sources:
             return []

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from augkit.errors import InvalidParameterError
+from augkit.steps.params import check_texts
 
 #: A tokenizer for the word-level metrics: text in, tokens out.
 Tokenizer = Callable[[str], Sequence[str]]
@@ -27,23 +28,9 @@ def whitespace_tokens(text: str) -> list[str]:
     return text.split()
 
 
-def text_list(texts: Sequence[str], name: str) -> list[str]:
-    """``texts`` as a list, after checking it is a sequence of ``str`` (not one ``str``)."""
-    if isinstance(texts, str):
-        raise InvalidParameterError(f"{name} must be a list of str, not a single str; wrap it in a list")
-    try:
-        items = list(texts)
-    except TypeError:
-        raise InvalidParameterError(f"{name} must be a list of str, got {type(texts).__name__}") from None
-    for position, text in enumerate(items):
-        if not isinstance(text, str):
-            raise InvalidParameterError(f"{name}[{position}] is {type(text).__name__}, expected str")
-    return items
-
-
 def non_empty_text_list(texts: Sequence[str], name: str) -> list[str]:
-    """:func:`text_list`, refusing an empty list (a corpus score of nothing is undefined)."""
-    items = text_list(texts, name)
+    """:func:`~augkit.steps.params.check_texts`, refusing an empty list (a corpus score of nothing is undefined)."""
+    items = check_texts(name, texts)
     if not items:
         raise InvalidParameterError(f"{name} is empty; give at least one text")
     return items

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from augkit.errors import InvalidParameterError
-from augkit.metrics._inputs import text_list
+from augkit.steps.params import check_texts
 
 if TYPE_CHECKING:
     import numpy as np
@@ -60,7 +60,7 @@ def perplexity(
     """
     import numpy as np
 
-    items = text_list(texts, "texts")
+    items = check_texts("texts", texts)
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise InvalidParameterError(f"batch_size must be an integer >= 1, got {batch_size!r}")
     if not items:

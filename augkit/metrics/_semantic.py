@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from augkit.errors import InvalidParameterError
-from augkit.metrics._inputs import same_length, text_list
+from augkit.metrics._inputs import same_length
+from augkit.steps.params import check_texts
 
 if TYPE_CHECKING:
     import numpy as np
@@ -31,8 +32,8 @@ def semantic_similarity(a: str | Sequence[str], b: str | Sequence[str], model: s
     if isinstance(a, str) != isinstance(b, str):
         raise InvalidParameterError("semantic_similarity takes two str or two lists of str, not one of each")
     single = isinstance(a, str)
-    left = [a] if single else text_list(a, "a")
-    right = [b] if single else text_list(b, "b")
+    left = [a] if single else check_texts("a", a)
+    right = [b] if single else check_texts("b", b)
     same_length(left, right, "a", "b")
     if not left:
         return np.zeros(0, dtype=np.float32)

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING
 
 from augkit.errors import UsageError
@@ -23,14 +22,6 @@ class Interleave:
         if len(members) < 2:
             raise UsageError(f"{type(self).__name__} needs at least two members")
         self.members = members
-
-
-class Union(Interleave):
-    """Deprecated name of :class:`Interleave` (it shadowed ``typing.Union``)."""
-
-    def __init__(self, *members: str | Augmenter | Interleave | Chain):
-        warnings.warn("augkit.Union is now called augkit.Interleave", FutureWarning, stacklevel=2)
-        super().__init__(*members)
 
 
 class Chain:

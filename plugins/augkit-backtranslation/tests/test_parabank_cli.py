@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from augkit.cli.main import main
 from augkit.plugin import clear_model_cache, edit_distance_ratio
+from augkit.testing import run_command
 
 COLUMNS = ["source", "paraphrase", "translation", "dual_score", "forward_logprob", "reverse_logprob", "edit_ratio", "row"]
 
@@ -31,7 +31,7 @@ def marian_options(tiny_marian_pair) -> list[str]:
 
 def test_monolingual_run_writes_the_documented_columns_best_first(tmp_path, table, sentences, tiny_marian_pair, capsys):
     output = tmp_path / "pairs.csv"
-    code = main(["parabank", str(table), "-o", str(output), "-k", "3", "--top-fraction", "0.5", *marian_options(tiny_marian_pair)])
+    code = run_command(["parabank", str(table), "-o", str(output), "-k", "3", "--top-fraction", "0.5", *marian_options(tiny_marian_pair)])
     captured = capsys.readouterr()
     assert code == 0, captured.err
     pairs = pd.read_csv(output)
@@ -52,7 +52,7 @@ def test_the_ctranslate2_runtime_writes_the_same_pairs(tmp_path, table, tiny_mar
     written = {}
     for runtime in ("transformers", "ctranslate2"):
         written[runtime] = tmp_path / f"{runtime}.csv"
-        assert main(["parabank", str(table), "-o", str(written[runtime]), "-k", "3", "--runtime", runtime,
+        assert run_command(["parabank", str(table), "-o", str(written[runtime]), "-k", "3", "--runtime", runtime,
                      "--compute-type", "float32", *marian_options(tiny_marian_pair)]) == 0, capsys.readouterr().err
     torch_pairs, converted = pd.read_csv(written["transformers"]), pd.read_csv(written["ctranslate2"])
     assert converted[["row", "paraphrase"]].equals(torch_pairs[["row", "paraphrase"]])
@@ -63,7 +63,7 @@ def test_parallel_run_takes_the_translation_column_and_a_script_filter(tmp_path,
     source = tmp_path / "parallel.jsonl"
     pd.DataFrame({"en": sentences, "xx": [f"{text} please" for text in sentences]}).to_json(source, orient="records", lines=True)
     output = tmp_path / "pairs.tsv"
-    code = main([
+    code = run_command([
         "parabank", str(source), "-o", str(output), "--text-column", "en", "--translation-column", "xx", "-k", "2",
         "--wrong-script", "Han", "--top-fraction", "1", *marian_options(tiny_marian_pair),
     ])
@@ -76,7 +76,7 @@ def test_parallel_run_takes_the_translation_column_and_a_script_filter(tmp_path,
 
 def test_bergamot_through_portuguese_writes_real_paraphrases(tmp_path, table, sentences, capsys):
     output = tmp_path / "pairs.csv"
-    assert main(["parabank", str(table), "-o", str(output), "--engine", "bergamot"]) == 0
+    assert run_command(["parabank", str(table), "-o", str(output), "--engine", "bergamot"]) == 0
     err = capsys.readouterr().err
     pairs = pd.read_csv(output)
     assert list(pairs.columns) == COLUMNS
@@ -106,7 +106,7 @@ def test_bergamot_through_portuguese_writes_real_paraphrases(tmp_path, table, se
 def test_bad_arguments_exit_2_naming_the_problem(tmp_path, table, tiny_marian_pair, capsys, arguments, message):
     output = tmp_path / "pairs.csv"
     models = [] if "bergamot" in arguments else marian_options(tiny_marian_pair)
-    code = main(["parabank", str(table), "-o", str(output), *models, *arguments])
+    code = run_command(["parabank", str(table), "-o", str(output), *models, *arguments])
     err = capsys.readouterr().err
     assert code == 2
     assert message in err and err.startswith("augkit: error: ")
@@ -120,10 +120,10 @@ def test_bad_arguments_exit_2_naming_the_problem(tmp_path, table, tiny_marian_pa
 def test_an_empty_input_exits_2(tmp_path, capsys, content, message):
     source = tmp_path / "empty.csv"
     source.write_text(content, encoding="utf-8")
-    assert main(["parabank", str(source), "-o", str(tmp_path / "pairs.csv"), "--engine", "bergamot"]) == 2
+    assert run_command(["parabank", str(source), "-o", str(tmp_path / "pairs.csv"), "--engine", "bergamot"]) == 2
     assert message in capsys.readouterr().err
 
 
 def test_an_unknown_output_format_exits_2_before_any_work(tmp_path, table, capsys):
-    assert main(["parabank", str(table), "-o", str(tmp_path / "pairs.docx"), "--engine", "bergamot"]) == 2
+    assert run_command(["parabank", str(table), "-o", str(tmp_path / "pairs.docx"), "--engine", "bergamot"]) == 2
     assert "cannot tell the format of" in capsys.readouterr().err

@@ -201,16 +201,16 @@ def test_without_textblob_the_default_says_what_to_install(monkeypatch):
 
 
 def test_info_and_the_command_line_know_the_synonym_modes(tmp_path, capsys):
-    from augkit.cli import main as cli
+    from augkit.testing import run_command
 
-    assert cli.main(["info", "eda"]) == 0
+    assert run_command(["info", "eda"]) == 0
     info = capsys.readouterr().out
     assert "synonyms: str = 'safe'" in info and '"wordnet-all": every lemma' in " ".join(info.split())
     assert "min_zipf: float = 3.5" in info and "multiword: bool = False" in info
     source = tmp_path / "in.csv"
     source.write_text("text\nHow do I add money to my card?\nI want to know why my card was declined\n")
     for mode in ("safe", "wordnet-all"):
-        assert cli.main(["augment", str(source), "-m", "eda", "-n", "2", "--seed", "0",
+        assert run_command(["augment", str(source), "-m", "eda", "-n", "2", "--seed", "0",
                          "-p", f"synonyms={mode}", "-o", str(tmp_path / f"{mode}.csv")]) == 0
-    assert cli.main(["augment", str(source), "-m", "eda", "-p", "synonyms=all", "-o", str(tmp_path / "x.csv")]) != 0
+    assert run_command(["augment", str(source), "-m", "eda", "-p", "synonyms=all", "-o", str(tmp_path / "x.csv")]) != 0
     assert "valid: 'safe', 'wordnet-all'" in capsys.readouterr().err

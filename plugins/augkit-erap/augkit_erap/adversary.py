@@ -182,9 +182,9 @@ class HypothesisOnlyClassifier:
         batches of ``batch_size``, in eval mode, without gradients."""
         import torch
 
-        from augkit.plugin import text_list
+        from augkit.plugin import check_texts
 
-        texts = text_list(texts, "texts")
+        texts = check_texts("texts", texts)
         network = self.network
         out: list[dict[str, float]] = []
         with torch.no_grad():
@@ -261,16 +261,18 @@ class HypothesisOnlyClassifier:
     # -- helpers -----------------------------------------------------------------------------
 
     def _encode(self, texts: list[str]) -> Any:
-        from augkit.plugin import PAD_MULTIPLE
+        """The texts' token ids, padded the runtime's one way (:func:`augkit.plugin.pad_rows`:
+        on the right, to a multiple of its padding step), with their attention mask."""
+        from augkit.plugin import pad_rows
 
-        encoded = self._tokenizer(texts, padding=True, truncation=True, max_length=self.max_length,
-                                  pad_to_multiple_of=PAD_MULTIPLE, return_tensors="pt")
-        return {key: value.to(self.device) for key, value in encoded.items()}
+        rows = self._tokenizer(texts, truncation=True, max_length=self.max_length)["input_ids"]
+        input_ids, attention_mask = pad_rows(rows, self._tokenizer.pad_token_id, str(self.device))
+        return {"input_ids": input_ids, "attention_mask": attention_mask}
 
     def _targeted(self, texts: Sequence[str], targets: Sequence[Any]) -> tuple[list[str], list[list[float]]]:
-        from augkit.plugin import text_list
+        from augkit.plugin import check_texts
 
-        texts, targets = text_list(texts, "texts"), list(targets)
+        texts, targets = check_texts("texts", texts), list(targets)
         if len(texts) != len(targets):
             raise InputError(f"one target per text is needed: {len(texts)} texts, {len(targets)} targets")
         pairs = [(text, row) for text, row in zip(texts, relation_targets(targets), strict=True) if row is not None]

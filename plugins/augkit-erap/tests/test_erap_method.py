@@ -13,8 +13,8 @@ from augkit_erap.relations import CONTROL_TOKENS
 from augkit_erap.reward import ErapEvaluator, minilm_similarity
 
 import augkit
-from augkit.cli.main import main
 from augkit.plugin import InputError, ModelNotAvailableError, UsageError
+from augkit.testing import run_command
 
 P, H, LABEL = "sentence_A", "sentence_B", "entailment_label"
 RULES = {rule.name: rule for rule in TABLE_6}
@@ -152,7 +152,7 @@ def test_the_command_line_writes_the_same_rows(models, sick, tmp_path, capsys):
     sick.to_csv(table, sep="\t", index=False)
     out = tmp_path / "out.tsv"
     params = [f"-p{key}={value}" for key, value in {"sample_from": "eda", "k": 5, "require_relation": "false", **models}.items()]
-    code = main(["augment", str(table), "-m", "erap", "-n", "2", "--seed", "3", "--text-column", H,
+    code = run_command(["augment", str(table), "-m", "erap", "-n", "2", "--seed", "3", "--text-column", H,
                  "--context-column", f"premise={P}", "--label-column", LABEL, *params, "-o", str(out)])
     assert code == 0, capsys.readouterr().err
     written = pd.read_csv(out, sep="\t", dtype=str, keep_default_na=False)
@@ -169,7 +169,7 @@ def test_a_warning_about_the_samples_asked_names_k_not_the_runs_n(models, shared
     table = tmp_path / "sick-trial.csv"
     trial[trial["SemEval_set"] == "TRIAL"].head(4)[[H]].rename(columns={H: "text"}).to_csv(table, index=False)
     params = [f"-p{key}={value}" for key, value in {"sample_from": "backtranslation", "k": 3, **models}.items()]
-    code = main(["augment", str(table), "-m", "erap", "-n", "1", "--seed", "0", *params, "-o", str(tmp_path / "out.csv")])
+    code = run_command(["augment", str(table), "-m", "erap", "-n", "1", "--seed", "0", *params, "-o", str(tmp_path / "out.csv")])
     err = capsys.readouterr().err
     assert code == 0, err
     assert ("augkit: warning: the bergamot engine gives one back-translation per text; asked for k=3 samples per text "

@@ -67,11 +67,11 @@ class RefusingOracle:
 @pytest.fixture
 def train_erap():
     """``augkit train erap ARGS`` as the console runs it (the plugin's hook registers the target)."""
-    from augkit.cli.main import main
     from augkit.plugin import get_registry
+    from augkit.testing import run_command
 
     assert "erap" in get_registry().training_targets
-    return lambda *arguments: main(["train", "erap", *map(str, arguments)])
+    return lambda *arguments: run_command(["train", "erap", *map(str, arguments)])
 
 
 @pytest.fixture(scope="module")

@@ -180,14 +180,14 @@ def test_the_command_refuses_to_overwrite_without_force(tmp_path, sick_path):
 
 def test_through_augkit_an_existing_output_exits_2(tmp_path, sick_path, capsys):
     import augkit
-    from augkit.plugin import run_cli
+    from augkit.testing import run_command
 
     assert "erap" in augkit.get_registry().commands, "augkit_erap registers the `augkit erap` command"
     output = tmp_path / "recast.tsv"
-    assert run_cli(["erap", "recast-sick", str(sick_path), "-o", str(output)]) == 0
-    assert run_cli(["erap", "recast-sick", str(sick_path), "-o", str(output)]) == 2
+    assert run_command(["erap", "recast-sick", str(sick_path), "-o", str(output)]) == 0
+    assert run_command(["erap", "recast-sick", str(sick_path), "-o", str(output)]) == 2
     assert "--force" in capsys.readouterr().err
     missing = tmp_path / "broken.txt"
     read_sick(sick_path).drop(columns=["sentence_A_original"]).head(5).to_csv(missing, sep="\t", index=False)
-    assert run_cli(["erap", "recast-sick", str(missing), "-o", str(tmp_path / "x.csv")]) == 2
+    assert run_command(["erap", "recast-sick", str(missing), "-o", str(tmp_path / "x.csv")]) == 2
     assert "sentence_A_original" in capsys.readouterr().err

@@ -259,9 +259,9 @@ class AdversaryOnAFullDisk:
 
 def test_a_checkpoint_that_fails_while_saving_leaves_no_half_checkpoint_and_the_last_one_whole(tiny_erap_generator, tmp_path):
     import torch
+    from augkit_erap.rl import _save_checkpoint
 
     from augkit.plugin import load_for_training
-    from augkit_erap.rl import _save_checkpoint
 
     model, tokenizer = load_for_training(str(tiny_erap_generator), "seq2seq", device="cpu")
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)

@@ -20,8 +20,8 @@ from augkit_faq.generators import (  # noqa: E402
 )
 from augkit_faq.prompt import paraphrase_prompt  # noqa: E402
 
-from augkit.cli.main import main  # noqa: E402
 from augkit.plugin import AugkitError, load_seq2seq  # noqa: E402
+from augkit.testing import run_command  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +125,7 @@ def test_a_method_generator_cannot_forbid_tokens():
 
 
 def test_augkit_info_shows_both_parameters(capsys):
-    assert main(["info", "faq"]) == 0
+    assert run_command(["info", "faq"]) == 0
     shown = capsys.readouterr().out
     assert "forbid_source_unigrams: bool = False" in shown and "Bart-uni" in shown
     assert "forbid_probability: float = 0.7" in shown and "ProtAugment's" in shown
@@ -137,11 +137,11 @@ def test_augkit_faq_takes_the_flag_with_protaugments_probability_by_default(tiny
     _, calls, _ = generation_calls
     faq = tmp_path / "faq.csv"
     pd.DataFrame({"q": questions[:3], "a": ["an answer"] * 3}).to_csv(faq, index=False)
-    assert main(["faq", str(faq), "-q", "q", "-a", "a", "-g", str(tiny_t5), "-o", str(tmp_path / "out.csv"),
+    assert run_command(["faq", str(faq), "-q", "q", "-a", "a", "-g", str(tiny_t5), "-o", str(tmp_path / "out.csv"),
                  "--max-length", "8", "--forbid-source-unigrams", "--screens", "none"]) == 0
     assert calls[-1]["forbid_source_unigrams"] == BART_UNI_PROBABILITY
-    assert main(["faq", str(faq), "-q", "q", "-a", "a", "-g", str(tiny_t5), "-o", str(tmp_path / "out2.csv"),
+    assert run_command(["faq", str(faq), "-q", "q", "-a", "a", "-g", str(tiny_t5), "-o", str(tmp_path / "out2.csv"),
                  "--forbid-source-unigrams", "1.5"]) == 2
     assert "forbid_source_unigrams must be a probability" in capsys.readouterr().err
-    assert main(["faq", str(faq), "-q", "q", "-a", "a", "-g", "method:eda", "-o", str(tmp_path / "out3.csv"),
+    assert run_command(["faq", str(faq), "-q", "q", "-a", "a", "-g", "method:eda", "-o", str(tmp_path / "out3.csv"),
                  "--forbid-source-unigrams", "0.5"]) == 2

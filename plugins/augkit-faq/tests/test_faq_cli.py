@@ -9,8 +9,8 @@ import sys
 import pandas as pd
 import pytest
 
-from augkit.cli.main import main
 from augkit.plugin import read_table
+from augkit.testing import run_command
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def test_augments_a_file_in_each_format(tmp_path, faq_csv, suffix, capsys):
         write_table(source, tmp_path / f"faq{suffix}")
     output = tmp_path / f"out{suffix}"
     review = tmp_path / "review.csv"
-    code = main(["faq", str(tmp_path / f"faq{suffix}"), "-q", "Q", "-a", "A", "-g", "backtranslation",
+    code = run_command(["faq", str(tmp_path / f"faq{suffix}"), "-q", "Q", "-a", "A", "-g", "backtranslation",
                  "--num-return", "1", "-o", str(output), "--candidates", str(review)])
     captured = capsys.readouterr()
     assert code == 0, captured.err
@@ -52,7 +52,7 @@ def test_augments_a_file_in_each_format(tmp_path, faq_csv, suffix, capsys):
     ],
 )
 def test_bad_arguments_exit_2_naming_the_problem(tmp_path, faq_csv, arguments, message, capsys):
-    code = main(["faq", str(faq_csv), *arguments, "-g", "backtranslation", "-o", str(tmp_path / "out.csv")])
+    code = run_command(["faq", str(faq_csv), *arguments, "-g", "backtranslation", "-o", str(tmp_path / "out.csv")])
     assert code == 2
     assert message in capsys.readouterr().err
 
@@ -60,9 +60,9 @@ def test_bad_arguments_exit_2_naming_the_problem(tmp_path, faq_csv, arguments, m
 def test_a_file_that_is_not_a_table_is_refused(tmp_path, capsys):
     bogus = tmp_path / "faq.xlsx"
     bogus.write_text("question,answer\nnot really excel,no\n")
-    assert main(["faq", str(bogus), "-q", "question", "-a", "answer", "-o", str(tmp_path / "o.csv")]) == 2
+    assert run_command(["faq", str(bogus), "-q", "question", "-a", "answer", "-o", str(tmp_path / "o.csv")]) == 2
     assert "cannot read" in capsys.readouterr().err
-    assert main(["faq", str(tmp_path / "faq.docx"), "-q", "q", "-a", "a", "-o", str(tmp_path / "o.csv")]) == 2
+    assert run_command(["faq", str(tmp_path / "faq.docx"), "-q", "q", "-a", "a", "-o", str(tmp_path / "o.csv")]) == 2
     assert "cannot tell the format" in capsys.readouterr().err
 
 
@@ -71,7 +71,7 @@ def test_repeated_questions_are_reported_and_kept(tmp_path, stackfaq, capsys):
     path = tmp_path / "faq.csv"
     faq.to_csv(path, index=False)
     output = tmp_path / "out.csv"
-    assert main(["faq", str(path), "-q", "question", "-a", "answer", "-g", "backtranslation", "-o", str(output)]) == 0
+    assert run_command(["faq", str(path), "-q", "question", "-a", "answer", "-g", "backtranslation", "-o", str(output)]) == 0
     err = capsys.readouterr().err
     assert "appears in rows 0, 4: paraphrased once, for row 0" in err
     out = read_table(output)
@@ -98,16 +98,16 @@ def test_encoding_multiline_answers_and_a_stray_quote_in_an_faq(tmp_path, stackf
     path, output = tmp_path / "faq.csv", tmp_path / "out.csv"
     encodable.to_csv(path, index=False, encoding="latin-1")
     arguments = ["faq", str(path), "-q", "question", "-a", "answer", "-g", "backtranslation", "--num-return", "1", "-o", str(output)]
-    assert main(arguments) == 2
+    assert run_command(arguments) == 2
     assert "--encoding latin-1" in capsys.readouterr().err
-    assert main([*arguments, "--encoding", "latin-1"]) == 0
+    assert run_command([*arguments, "--encoding", "latin-1"]) == 0
     written = read_table(output)
     assert written.loc[written["augkit_method"] == "", "answer"].tolist() == encodable["answer"].tolist()
 
     encodable.loc[encodable.index[2], "answer"] += "\n\n" + encodable["answer"].iloc[3]
     encodable.to_csv(path, index=False)
     for flag in ([], ["--allow-multiline"]):
-        assert main([*arguments, *flag]) == 0
+        assert run_command([*arguments, *flag]) == 0
         written = read_table(output)
         assert written.loc[written["augkit_method"] == "", "answer"].tolist() == encodable["answer"].tolist()
 
@@ -115,7 +115,7 @@ def test_encoding_multiline_answers_and_a_stray_quote_in_an_faq(tmp_path, stackf
     assert not lines[2].startswith('"')
     path.write_text("".join(lines[:2] + ['"' + lines[2]] + lines[3:]), encoding="utf-8")  # the second row's question
     capsys.readouterr()
-    assert main(arguments) == 2
+    assert run_command(arguments) == 2
     assert "line 3" in capsys.readouterr().err  # here the merge runs into a quoted answer: too many fields
 
 

@@ -14,8 +14,8 @@ from augkit_faq import paraphrase_faq
 from augkit_faq.generators import Seq2SeqParaphraser
 from augkit_faq.training import TrainingSettings, read_pairs, train_paraphraser
 
-from augkit.cli.main import main
 from augkit.plugin import AugkitError
+from augkit.testing import run_command
 
 pytestmark = pytest.mark.slow
 
@@ -67,7 +67,7 @@ def test_the_command_trains_from_a_table(tmp_path, quora_pairs, tiny_t5, capsys)
     table = tmp_path / "pairs.tsv"
     quora_pairs.rename(columns={"source": "q1", "target": "q2"}).to_csv(table, sep="\t", index=False)
     out = tmp_path / "from-table"
-    code = main(["train", "paraphraser", "--table", str(table), "--source-column", "q1", "--target-column", "q2",
+    code = run_command(["train", "paraphraser", "--table", str(table), "--source-column", "q1", "--target-column", "q2",
                  "-m", str(tiny_t5), "-o", str(out), "--max-steps", "6", "--gradient-accumulation", "1", "--logging-steps", "3",
                  "--limit", "50", "--no-progress"])
     err = capsys.readouterr().err
@@ -79,7 +79,7 @@ def test_the_command_trains_from_a_table(tmp_path, quora_pairs, tiny_t5, capsys)
 def test_the_command_trains_from_parallel_line_files(tmp_path, shared_data, tiny_t5, capsys):
     folder = shared_data / "quora_pairs" / "paragen" / "head_0a142eb"
     out = tmp_path / "from-lines"
-    code = main(["train", "paraphraser", "--pairs", str(folder / "val.q1"), str(folder / "val.q2"), "-m", str(tiny_t5),
+    code = run_command(["train", "paraphraser", "--pairs", str(folder / "val.q1"), str(folder / "val.q2"), "-m", str(tiny_t5),
                  "-o", str(out), "--max-steps", "2", "--limit", "30", "--no-progress"])
     assert code == 0, capsys.readouterr().err
     assert json.loads((out / "augkit-training.json").read_text())["pairs"] == 30
@@ -110,10 +110,10 @@ def test_bad_pairs_are_named(tmp_path, quora_pairs):
 def test_bad_arguments_exit_2(tmp_path, quora_pairs, capsys):
     table = tmp_path / "pairs.csv"
     quora_pairs.to_csv(table, index=False)
-    assert main(["train", "paraphraser", "--table", str(table), "-o", str(tmp_path / "o"), "--learning-rate", "0"]) == 2
+    assert run_command(["train", "paraphraser", "--table", str(table), "-o", str(tmp_path / "o"), "--learning-rate", "0"]) == 2
     assert "learning-rate must be positive" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        main(["train", "paraphraser", "-o", str(tmp_path / "o")])  # neither --pairs nor --table
+        run_command(["train", "paraphraser", "-o", str(tmp_path / "o")])  # neither --pairs nor --table
     assert "one of the arguments --pairs --table is required" in capsys.readouterr().err
 
 
@@ -123,7 +123,7 @@ def test_a_short_run_whose_loss_did_not_fall_warns_records_and_is_warned_of_once
     learning rate too low to move the loss; on Quora pairs no other test trains on (the dev file)."""
     folder = shared_data / "quora_pairs" / "paragen" / "commit_bd93576"
     out = tmp_path / "flat"
-    code = main(["train", "paraphraser", "--pairs", str(folder / "dev.q1"), str(folder / "dev.q2"), "-m", str(tiny_t5),
+    code = run_command(["train", "paraphraser", "--pairs", str(folder / "dev.q1"), str(folder / "dev.q2"), "-m", str(tiny_t5),
                  "-o", str(out), "--limit", "40", "--max-steps", "3", "--batch-size", "8", "--gradient-accumulation", "1",
                  "--logging-steps", "1", "--max-length", "24", "--learning-rate", "1e-12", "--no-progress"])
     err = capsys.readouterr().err
@@ -138,7 +138,7 @@ def test_a_short_run_whose_loss_did_not_fall_warns_records_and_is_warned_of_once
     rows = tmp_path / "rows.csv"
     lines = (shared_data / "clinc150" / "jianguoz" / "valid" / "seq.in").read_text().splitlines()[7:1000:250]
     pd.DataFrame({"text": lines}).to_csv(rows, index=False)
-    code = main(["augment", str(rows), "-m", "faq", "-p", f"generator={out}", "-p", "max_length=8", "-p", "device=cpu",
+    code = run_command(["augment", str(rows), "-m", "faq", "-p", f"generator={out}", "-p", "max_length=8", "-p", "device=cpu",
                  "-n", "1", "--seed", "0", "--batch-size", "2", "--no-progress", "-o", str(tmp_path / "out.csv")])
     err = capsys.readouterr().err
     told = [line for line in err.splitlines() if "was trained with warnings" in line]

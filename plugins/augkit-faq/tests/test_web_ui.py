@@ -75,9 +75,9 @@ def test_ticks_decide_the_downloaded_rows(result):
 
 
 def test_serve_refuses_a_bad_size_before_starting(capsys):
-    from augkit.cli.main import main
+    from augkit.testing import run_command
 
-    assert main(["serve", "--max-file-size", "lots"]) == 2
+    assert run_command(["serve", "--max-file-size", "lots"]) == 2
     assert "cannot read 'lots' as a size" in capsys.readouterr().err
 
 
@@ -89,14 +89,14 @@ def test_importing_the_plugin_does_not_import_gradio():
 
 
 def test_serve_without_gradio_names_the_extra_and_leaves_no_folder(monkeypatch, tmp_path, capsys):
-    from augkit.cli.main import main
+    from augkit.testing import run_command
 
     monkeypatch.setitem(sys.modules, "gradio", None)  # as if not installed
     monkeypatch.delitem(sys.modules, "augkit.web.app", raising=False)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setenv("GRADIO_TEMP_DIR", "")
     monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "")
-    assert main(["serve"]) == 2
+    assert run_command(["serve"]) == 2
     assert "augkit serve needs the web UI extra: pip install 'augkit[ui]'" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 

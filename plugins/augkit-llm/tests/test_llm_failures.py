@@ -16,7 +16,7 @@ import json
 import pandas as pd
 import pytest
 
-from augkit.cli.main import main
+from augkit.testing import run_command
 from augkit.testing.scripted_chat import error, reply
 
 NO_LIST = "Sure! Here are some paraphrases, one per line."
@@ -39,7 +39,7 @@ def no_backoff(monkeypatch):
 
 
 def augment(server, table, output, *extra):
-    return main(["augment", str(table), "-m", "llm_paraphrase", "-n", "1", "--seed", "0", "--no-progress",
+    return run_command(["augment", str(table), "-m", "llm_paraphrase", "-n", "1", "--seed", "0", "--no-progress",
                  "--batch-size", "4", "-p", f"base_url={server.base_url}", "-p", "model=scripted", "-p", "concurrency=1",
                  "-p", "max_retries=1", "-p", f"cache_dir={output.parent / 'cache'}", "-o", str(output), *extra])
 

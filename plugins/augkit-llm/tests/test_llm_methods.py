@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 import augkit
-from augkit.cli.main import main
 from augkit.plugin import InvalidParameterError, ModelNotAvailableError
+from augkit.testing import run_command
 from augkit.testing.scripted_chat import error, reply
 
 
@@ -110,7 +110,7 @@ def test_the_api_key_is_sent_and_never_shown(scripted_llm_server, rows, params, 
     table = tmp_path / "rows.csv"
     rows.to_csv(table, index=False)
     out = tmp_path / "out.csv"
-    code = main(["augment", str(table), "-m", "llm_paraphrase", "-n", "1", "--seed", "0", "--label-column", "label",
+    code = run_command(["augment", str(table), "-m", "llm_paraphrase", "-n", "1", "--seed", "0", "--label-column", "label",
                  "-p", f"base_url={server.base_url}", "-p", "model=scripted", "-p", "api_key_env=MY_LLM_KEY",
                  "-p", f"cache_dir={params['cache_dir']}", "--trace", str(tmp_path / "trace.csv"), "-o", str(out)])
     captured = capsys.readouterr()
@@ -199,10 +199,10 @@ def test_no_cache_on_the_command_line_asks_again(scripted_llm_server, rows, para
     rows.head(3).to_csv(table, index=False)
     common = ["augment", str(table), "-m", "llm_paraphrase|dedup", "-n", "1", "--seed", "0", "-p", f"llm_paraphrase.base_url={server.base_url}",
               "-p", "llm_paraphrase.model=scripted", "-p", f"llm_paraphrase.cache_dir={params['cache_dir']}"]
-    assert main([*common, "-o", str(tmp_path / "a.csv")]) == 0
-    assert main([*common, "-o", str(tmp_path / "b.csv")]) == 0
+    assert run_command([*common, "-o", str(tmp_path / "a.csv")]) == 0
+    assert run_command([*common, "-o", str(tmp_path / "b.csv")]) == 0
     assert len(server.chat_requests) == 3, "the second run reads the cache"
-    assert main([*common, "--no-cache", "-o", str(tmp_path / "c.csv")]) == 0
+    assert run_command([*common, "--no-cache", "-o", str(tmp_path / "c.csv")]) == 0
     assert len(server.chat_requests) == 6
     assert (tmp_path / "a.csv").read_text() == (tmp_path / "c.csv").read_text()
     capsys.readouterr()

@@ -12,7 +12,7 @@ from augkit_nlpaug import BRIDGED, SPECS
 from augkit_nlpaug.specs import HUB_MODEL, OFFLINE, WORDNET
 
 import augkit
-from augkit.cli.main import main
+from augkit.testing import run_command
 
 #: nlpaug constructor parameters the bridge does not expose, and why (see specs.py).
 NOT_EXPOSED = {"name", "verbose", "tokenizer", "reverse_tokenizer", "force_reload", "silence", "use_custom_api", "batch_size",
@@ -92,7 +92,7 @@ def test_direct_construction_checks_names_and_types_too(wordnet_for_nltk):
 
 
 def test_info_lists_the_nlpaug_parameters_with_defaults(capsys):
-    assert main(["info", "nlpaug.random_word"]) == 0
+    assert run_command(["info", "nlpaug.random_word"]) == 0
     shown = capsys.readouterr().out
     for expected in ("action", "delete", "aug_p", "0.3", "swap, delete, crop, substitute", "RandomWordAug"):
         assert expected in shown
@@ -102,7 +102,7 @@ def test_the_command_line_augments_a_file_with_a_typed_parameter(tmp_path, banki
     source = tmp_path / "data.csv"
     pd.DataFrame({"text": banking77_texts[:10], "label": range(10)}).to_csv(source, index=False)
     out = tmp_path / "out.csv"
-    code = main(["augment", str(source), "-m", "nlpaug.random_word", "-n", "2", "-p", "action=swap", "-p", "aug_p=0.5",
+    code = run_command(["augment", str(source), "-m", "nlpaug.random_word", "-n", "2", "-p", "action=swap", "-p", "aug_p=0.5",
                  "--seed", "1", "-o", str(out)])
     assert code == 0, capsys.readouterr().err
     written = pd.read_csv(out)
@@ -111,7 +111,7 @@ def test_the_command_line_augments_a_file_with_a_typed_parameter(tmp_path, banki
     for _, row in swapped.iterrows():  # a swap keeps the characters (nlpaug re-cases and re-spaces)
         original = banking77_texts[int(row["augkit_source"])]
         assert sorted(row["text"].lower().replace(" ", "")) == sorted(original.lower().replace(" ", ""))
-    assert main(["augment", str(source), "-m", "nlpaug.random_word", "-p", "action=shuffle", "-o", str(out)]) == 2
+    assert run_command(["augment", str(source), "-m", "nlpaug.random_word", "-p", "action=shuffle", "-o", str(out)]) == 2
     err = capsys.readouterr().err
     assert "unknown action 'shuffle'" in err, err
 

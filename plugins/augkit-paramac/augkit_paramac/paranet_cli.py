@@ -6,8 +6,8 @@ them with ParaMac, write (source, paraphrase, scores) pairs.
     augkit paramac build-pairs sentences.csv --before-column left --after-column right -o paranet.csv
     augkit train paraphraser --preset paramod --table paranet.csv --source-column source --target-column paraphrase -o paramod
 
-The paraphrasing is ``augkit augment`` itself, called through :func:`augkit.plugin.run_cli`: the selected sources are
-written to a table in the job folder, and ``augkit augment -m paramac --drop-original
+The paraphrasing is ``augkit augment`` itself, run through the command line's
+:class:`augkit.plugin.CommandContext` (``context.run_augkit``): the selected sources are written to a table in the job folder, and ``augkit augment -m paramac --drop-original
 --context-column before --context-column after`` runs on it with its chunks, ``--resume``,
 lock on the job, exit codes and messages. Only the selection is this command's own: its
 settings and seed are recorded beside the table, so that ``--resume`` selects the same
@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from augkit.plugin import InputError, UsageError
+from augkit.plugin import CommandContext, InputError, UsageError
 from augkit_paramac.paranet import (
     DEFAULT_CONTEXT_CHARS,
     DEFAULT_MAX_CHARS,
@@ -107,17 +107,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, context: CommandContext) -> int:
     """Run the ``augkit paramac`` command named on the command line."""
     if args.paramac_command == "build-pairs":
-        return build_pairs(args)
+        return build_pairs(args, context)
     raise UsageError(f"unknown paramac command {args.paramac_command!r}; available: build-pairs")
 
 
-def build_pairs(args: argparse.Namespace) -> int:
-    """Select the sources, paraphrase them with ``augkit augment``, write the pairs, print a
-    summary; the exit code (augment's when it fails)."""
-    from augkit.plugin import read_table, resolve_seed, run_cli, write_table
+def build_pairs(args: argparse.Namespace, context: CommandContext) -> int:
+    """Select the sources, paraphrase them with ``augkit augment`` (``context.run_augkit``),
+    write the pairs, print a summary; the exit code (augment's when it fails)."""
+    from augkit.plugin import read_table, resolve_seed, write_table
     from augkit_paramac.paranet import pairs_from, sources_frame
 
     corpus, output, text = _checked_arguments(args)
@@ -133,7 +133,7 @@ def build_pairs(args: argparse.Namespace) -> int:
     if recorded_seed is None:
         _start_folder(folder, settings, seed, sources_frame(selection.sources))
     paraphrases = folder / PARAPHRASES_FILE
-    code = run_cli(_augment_arguments(args, folder / SOURCES_FILE, paraphrases, seed))
+    code = context.run_augkit(_augment_arguments(args, folder / SOURCES_FILE, paraphrases, seed))
     if code != 0:
         if not _augment_job(paraphrases).exists():  # nothing finished to resume: start over next time
             shutil.rmtree(folder, ignore_errors=True)

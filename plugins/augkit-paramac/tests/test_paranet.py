@@ -27,7 +27,7 @@ from augkit_paramac.paranet import (
     text_paragraphs,
 )
 
-from augkit.cli.main import main
+from augkit.testing import run_command
 
 COVID_FAQ = Path("covidfaq_jhu") / "bert-faq" / "query_answer_pairs.json"
 SAMPLE, SEED, CHUNK_ROWS = 12, 7, 3
@@ -151,7 +151,7 @@ def reference(corpus, paramac_params, tmp_path_factory) -> tuple[Path, str]:
     output = tmp_path_factory.mktemp("reference") / "paranet.csv"
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
-        code = main(_arguments(corpus, output, paramac_params))
+        code = run_command(_arguments(corpus, output, paramac_params))
     assert code == 0, err.getvalue()
     return output, err.getvalue()
 
@@ -186,7 +186,7 @@ def test_build_pairs_writes_one_pair_per_source_with_its_context_and_scores(refe
 
 def test_more_pairs_per_source_come_best_first(corpus, paramac_params, tmp_path, capsys):
     output = tmp_path / "top2.jsonl"
-    assert main(_arguments(corpus, output, paramac_params, "-n", "2")) == 0, capsys.readouterr().err
+    assert run_command(_arguments(corpus, output, paramac_params, "-n", "2")) == 0, capsys.readouterr().err
     pairs = pd.read_json(output, lines=True)
     assert pairs.groupby(["source", "before"]).size().max() == 2
     for _, group in pairs.groupby(["source", "before"], sort=False):
@@ -218,13 +218,13 @@ def test_a_killed_run_resumes_to_the_same_pairs(corpus, paramac_params, referenc
     process.send_signal(signal.SIGKILL)
     process.wait()
     assert not output.exists() and 1 <= _augment_chunks(output) < SAMPLE // CHUNK_ROWS
-    assert main(arguments) == 2  # the job is there: say how to continue it
+    assert run_command(arguments) == 2  # the job is there: say how to continue it
     assert "holds a build-pairs run (interrupted, or running now); run the same command with --resume" in capsys.readouterr().err
-    assert main([*arguments, "-p", "permutations=2", "--resume"]) == 2  # other ParaMac parameters: augment refuses
+    assert run_command([*arguments, "-p", "permutations=2", "--resume"]) == 2  # other ParaMac parameters: augment refuses
     assert "cannot resume" in capsys.readouterr().err
-    assert main([*arguments, "--min-chars", "61", "--resume"]) == 2  # another selection: refused, named
+    assert run_command([*arguments, "--min-chars", "61", "--resume"]) == 2  # another selection: refused, named
     assert "min_chars: was 60, now 61" in capsys.readouterr().err
-    assert main([*arguments, "--resume"]) == 0, capsys.readouterr().err
+    assert run_command([*arguments, "--resume"]) == 0, capsys.readouterr().err
     assert output.read_bytes() == reference[0].read_bytes()
     assert not _job(output).exists()
 
@@ -237,10 +237,10 @@ def test_a_second_run_while_the_first_holds_the_job_is_refused(corpus, paramac_p
     _wait_for_a_chunk(output, first)
     first.send_signal(signal.SIGSTOP)  # the first run holds the job, paused, for as long as the test needs
     try:
-        assert main([*arguments, "--resume"]) == 2
+        assert run_command([*arguments, "--resume"]) == 2
         err = capsys.readouterr().err
         assert "is in use by another augkit run" in err and f"process {first.pid} " in err, err
-        assert main(arguments) == 2
+        assert run_command(arguments) == 2
         assert "holds a build-pairs run (interrupted, or running now)" in capsys.readouterr().err
     finally:
         first.send_signal(signal.SIGCONT)
@@ -265,7 +265,7 @@ def test_a_wrong_argument_exits_2_with_a_clear_message(corpus, tmp_path, capsys,
     (tmp_path / "corpus.pdf").write_bytes(b"%PDF-1.4")
     source = tmp_path / change["corpus"] if "corpus" in change else corpus
     output = tmp_path / change.get("output", "pairs.csv")
-    code = main(["paramac", "build-pairs", str(source), "-o", str(output), *change.get("extra", [])])
+    code = run_command(["paramac", "build-pairs", str(source), "-o", str(output), *change.get("extra", [])])
     err = capsys.readouterr().err
     assert code == 2, err
     assert err.startswith("augkit: error: ") and message.format(tmp=tmp_path) in err, err
@@ -275,7 +275,7 @@ def test_a_wrong_argument_exits_2_with_a_clear_message(corpus, tmp_path, capsys,
 def test_a_corpus_without_any_source_says_what_it_found(tmp_path, capsys):
     short = tmp_path / "short.txt"
     short.write_text("It rained. We stayed in.\n\nThen the sun came out and we went for a long walk by the river.\n")
-    assert main(["paramac", "build-pairs", str(short), "-o", str(tmp_path / "pairs.csv")]) == 2
+    assert run_command(["paramac", "build-pairs", str(short), "-o", str(tmp_path / "pairs.csv")]) == 2
     err = capsys.readouterr().err
     assert "no source sentence in" in err and "2 paragraphs, 3 sentences, 1 of 60-100 characters (1 skipped" in err
 
@@ -293,7 +293,7 @@ def test_the_paramod_preset_trains_on_the_pairs_and_the_folder_loads_as_seq2seq(
     model = tmp_path / "paramod"
     train = ["train", "paraphraser", "--preset", "paramod", "--table", str(pairs), "--source-column", "source",
              "--target-column", "paraphrase", "-m", str(tiny_t5_infiller), "--max-steps", "2", "--no-progress"]
-    assert main([*train, "-o", str(model)]) == 0, capsys.readouterr().err
+    assert run_command([*train, "-o", str(model)]) == 0, capsys.readouterr().err
     assert "augkit train paraphraser (preset paramod): " in capsys.readouterr().err
     record = json.loads((model / "augkit-training.json").read_text())
     assert record["preset"] == "paramod" and record["steps"] == 2 and record["prompt"] == "paraphrase: <sentence> </s>"
@@ -305,6 +305,6 @@ def test_the_paramod_preset_trains_on_the_pairs_and_the_folder_loads_as_seq2seq(
                                                num_beams=2, num_return=2, max_new_tokens=8)
     assert len(result.texts[0]) == 2
     overridden = tmp_path / "paramod-lr"
-    assert main([*train, "--learning-rate", "5e-5", "--epochs", "1", "-o", str(overridden)]) == 0, capsys.readouterr().err
+    assert run_command([*train, "--learning-rate", "5e-5", "--epochs", "1", "-o", str(overridden)]) == 0, capsys.readouterr().err
     settings = json.loads((overridden / "augkit-training.json").read_text())["settings"]
     assert (settings["learning_rate"], settings["epochs"], settings["batch_size"], settings["gradient_accumulation"]) == (5e-5, 1, 4, 4)

@@ -13,7 +13,8 @@ from augkit_pointer import Pointer
 from augkit_pointer.keywords import extract_keywords
 
 import augkit
-from augkit.plugin import InvalidParameterError, run_cli
+from augkit.plugin import InvalidParameterError
+from augkit.testing import run_command
 
 pytest.importorskip("torch")
 
@@ -100,14 +101,14 @@ def test_the_command_line_augments_a_table(tiny_insertion_model, queries, tmp_pa
     source = tmp_path / "queries.csv"
     pd.DataFrame({"text": queries[:6], "label": ["x"] * 6}).to_csv(source, index=False)
     out = tmp_path / "out.csv"
-    code = run_cli(["augment", str(source), "-m", "pointer", "-n", "2", "--seed", "0", "-o", str(out),
+    code = run_command(["augment", str(source), "-m", "pointer", "-n", "2", "--seed", "0", "-o", str(out),
                     "-p", f"insertion_model={tiny_insertion_model}", "-p", "max_stages=2", "-p", "p_syn=0",
                     "-p", "refuse_loops=false"])
     assert code == 0
     table = pd.read_csv(out)
     assert table["text"].tolist()[:6] == queries[:6] or set(queries[:6]) <= set(table["text"])
     assert len(table) > 6
-    assert run_cli(["augment", str(source), "-m", "pointer", "-o", str(tmp_path / "x.csv"), "-p", "p_syn=2"]) == 2
+    assert run_command(["augment", str(source), "-m", "pointer", "-o", str(tmp_path / "x.csv"), "-p", "p_syn=2"]) == 2
     assert re.search(r"p_syn must be a probability", capsys.readouterr().err)
 
 

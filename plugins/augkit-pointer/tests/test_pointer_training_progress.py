@@ -11,7 +11,7 @@ import re
 import pandas as pd
 import pytest
 
-from augkit.cli.main import main
+from augkit.testing import run_command
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("torch")
@@ -28,7 +28,7 @@ def corpus(shared_data, tmp_path_factory):
 
 
 def train(corpus, out, *options):
-    return main(["train", "pointer", str(corpus), "-o", str(out), "--new-model", "tiny", "--batch-size", "16",
+    return run_command(["train", "pointer", str(corpus), "-o", str(out), "--new-model", "tiny", "--batch-size", "16",
                  "--no-progress", *options])
 
 
@@ -60,7 +60,7 @@ def test_a_loss_that_did_not_fall_is_warned_at_training_and_once_at_augmenting(c
     rows = tmp_path / "rows.csv"
     lines = (shared_data / "clinc150" / "jianguoz" / "valid" / "seq.in").read_text(encoding="utf-8").splitlines()[5:2000:400]
     pd.DataFrame({"text": lines}).to_csv(rows, index=False)
-    code = main(["augment", str(rows), "-m", "pointer", "-p", f"insertion_model={out}", "-p", "max_stages=1", "-n", "1",
+    code = run_command(["augment", str(rows), "-m", "pointer", "-p", f"insertion_model={out}", "-p", "max_stages=1", "-n", "1",
                  "--seed", "0", "--batch-size", "2", "--no-progress", "-o", str(tmp_path / "out.csv")])
     err = capsys.readouterr().err
     told = [line for line in err.splitlines() if "was trained with warnings" in line]

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from augkit_pointer.corpus import read_corpus
 
-from augkit.cli.main import main
+from augkit.testing import run_command
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +45,7 @@ def test_a_line_file_and_a_table_column_are_corpora(banking_lines, banking_table
 @pytest.mark.slow
 def test_the_command_trains_a_new_model_from_a_table(banking_table, tmp_path, capsys):
     out = tmp_path / "pointer"
-    code = main(["train", "pointer", str(banking_table), "--text-column", "text", "-o", str(out), "--new-model", "tiny",
+    code = run_command(["train", "pointer", str(banking_table), "--text-column", "text", "-o", str(out), "--new-model", "tiny",
                  "--limit", "80", "--max-steps", "4", "--batch-size", "16", "--logging-steps", "2", "--no-progress"])
     err = capsys.readouterr().err
     assert code == 0, err
@@ -56,10 +56,10 @@ def test_the_command_trains_a_new_model_from_a_table(banking_table, tmp_path, ca
 
 
 def test_training_is_a_target_of_augkit_train(capsys):
-    assert main(["train"]) == 2
+    assert run_command(["train"]) == 2
     assert "pointer" in capsys.readouterr().err
     with pytest.raises(SystemExit) as done:
-        main(["train", "pointer", "--help"])
+        run_command(["train", "pointer", "--help"])
     assert done.value.code == 0
     assert "--new-model SHAPE" in capsys.readouterr().out
 
@@ -81,7 +81,7 @@ def test_bad_arguments_exit_2_with_a_clear_message(arguments, message, banking_l
     blank = tmp_path / "blank.txt"
     blank.write_text("\n  \n\n", encoding="utf-8")
     given = [a.format(table=banking_table, blank=blank, lines=banking_lines) for a in arguments]
-    assert main(["train", "pointer", *given, "-o", str(tmp_path / "out")]) == 2
+    assert run_command(["train", "pointer", *given, "-o", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("augkit: error: ") and re.search(message, err), err
     assert not (tmp_path / "out" / "model.safetensors").exists()
@@ -89,7 +89,7 @@ def test_bad_arguments_exit_2_with_a_clear_message(arguments, message, banking_l
 
 def test_a_model_and_a_new_model_together_are_refused(banking_lines, tmp_path, capsys):
     with pytest.raises(SystemExit) as done:
-        main(["train", "pointer", str(banking_lines), "-o", str(tmp_path / "o"), "-m", "bert-base-uncased", "--new-model", "mini"])
+        run_command(["train", "pointer", str(banking_lines), "-o", str(tmp_path / "o"), "-m", "bert-base-uncased", "--new-model", "mini"])
     assert done.value.code == 2
     assert "argument --new-model: not allowed with argument -m/--model" in capsys.readouterr().err
 
