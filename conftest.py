@@ -133,6 +133,14 @@ def build_shared(root: Path, name: str, build: Callable[[Path], Any]) -> Any:
         return pickle.loads(record.read_bytes())
 
 
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The shared real datasets (../shared/data, or $AUGKIT_SHARED_DATA)."""
+    if not (SHARED_DATA / "banking77").is_dir():
+        pytest.fail(f"shared data not found at {SHARED_DATA}; set AUGKIT_SHARED_DATA")
+    return SHARED_DATA
+
+
 def modules_loaded_by_import(modules: str, watched) -> list[str]:
     """Which of ``watched`` a fresh interpreter has loaded after ``import <modules>``
     (comma-separated): for the tests that keep imports light."""
@@ -504,6 +512,11 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
+#: Ports tried in turn by :func:`launch_on_free_port`: a port free when probed can be taken by
+#: another worker's server before gradio binds it.
+PORT_ATTEMPTS = 3
+
+
 def free_port() -> int:
     """A TCP port free on 127.0.0.1 right now."""
     import socket
@@ -552,9 +565,15 @@ def launch_on_free_port():
     """``launch(app, max_file_size) -> url``: a gradio app served on 127.0.0.1 in this process,
     as ``augkit serve`` launches it (no share link, the upload limit enforced by the server)."""
     def launch(app, max_file_size: int) -> str:
-        port = free_port()
-        app.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
-                   max_file_size=max_file_size, share=False)
-        return f"http://127.0.0.1:{port}/"
+        for attempt in range(1, PORT_ATTEMPTS + 1):
+            port = free_port()
+            try:
+                app.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
+                           max_file_size=max_file_size, share=False)
+            except OSError:  # gradio's "Cannot find empty port": another server took it since the probe
+                if attempt == PORT_ATTEMPTS:
+                    raise
+            else:
+                return f"http://127.0.0.1:{port}/"
 
     return launch
