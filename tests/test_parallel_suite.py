@@ -1,8 +1,9 @@
 """The suite runs on every core (``make test``: ``pytest -n <cores>``, ``--dist loadgroup``):
 a worker keeps augkit's cache to itself, a fixture's model is built once for all workers (and
 built again after a failed build), the tests of one resource (Ray, the served LLM, Chromium)
-run on one worker, and long tests start first. Faults are caused: processes race for one
-build, a build raises, a small suite really runs on two workers."""
+run on one worker, so do a module's (its module-scoped fixtures built once), and long tests
+start first. Faults are caused: processes race for one build, a build raises, a small suite
+really runs on two workers."""
 
 from __future__ import annotations
 
@@ -111,6 +112,28 @@ def test_long():
 '''
 
 
+MODULE_WITH_A_TABLE = '''
+import os
+from pathlib import Path
+
+import pytest
+
+WHERE = Path(os.environ["WHERE"])
+
+
+@pytest.fixture(scope="module")
+def table():  # stands in for a table read or a model trained once per module
+    with open(WHERE / "table-builds", "a") as builds:
+        builds.write(os.environ.get("PYTEST_XDIST_WORKER", "none") + "\\n")
+    return "table"
+
+
+@pytest.mark.parametrize("row", range(6))
+def test_row(table, row):
+    pass
+'''
+
+
 @pytest.fixture
 def small_suite(tmp_path) -> Path:
     """A folder with the repository's conftest and pytest settings, and :data:`SMALL_SUITE`."""
@@ -119,6 +142,7 @@ def small_suite(tmp_path) -> Path:
     shutil.copy(REPO / "conftest.py", suite / "conftest.py")
     shutil.copy(REPO / "pyproject.toml", suite / "pyproject.toml")
     (suite / "test_small.py").write_text(textwrap.dedent(SMALL_SUITE), encoding="utf-8")
+    (suite / "test_table.py").write_text(textwrap.dedent(MODULE_WITH_A_TABLE), encoding="utf-8")
     (tmp_path / "where").mkdir()
     return suite
 
@@ -127,22 +151,29 @@ def run_small_suite(suite: Path, *options: str) -> subprocess.CompletedProcess:
     environment = {**os.environ, "WHERE": str(suite.parent / "where")}
     environment.pop("PYTEST_XDIST_WORKER", None)  # this run's own workers set it
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
-                           "--basetemp", str(suite.parent / "basetemp"), "test_small.py", *options],
+                           "--basetemp", str(suite.parent / "basetemp"), "test_small.py", "test_table.py", *options],
                           cwd=suite, capture_output=True, text=True, env=environment, timeout=300)
 
 
 def test_the_tests_of_one_resource_run_on_one_worker(small_suite):
     done = run_small_suite(small_suite, "-n", "2")
     assert done.returncode == 0, done.stdout + done.stderr
-    where = {path.name: path.read_text() for path in (small_suite.parent / "where").iterdir()}
+    where = {path.name: path.read_text() for path in (small_suite.parent / "where").iterdir() if path.name != "table-builds"}
     assert len(where) == 11
     browsers = {where[f"browser-{page}"] for page in range(4)}
     assert len(browsers) == 1, f"the browser tests ran on {sorted(browsers)}"
     assert set(where.values()) == {"gw0", "gw1"}, "the small suite did not use both workers"
 
 
+def test_a_modules_tests_run_on_one_worker_and_build_its_fixtures_once(small_suite):
+    done = run_small_suite(small_suite, "-n", "2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    builds = (small_suite.parent / "where" / "table-builds").read_text().splitlines()
+    assert len(builds) == 1, f"the module's table was built on {builds}"
+
+
 def test_grouped_and_slow_tests_come_first_in_collection_order(small_suite):
     done = run_small_suite(small_suite, "--collect-only", "-q")
     assert done.returncode == 0, done.stdout + done.stderr
-    order = [line.split("::")[1] for line in done.stdout.splitlines() if "::" in line]
+    order = [line.split("::")[1] for line in done.stdout.splitlines() if "test_small.py::" in line]
     assert order == [*(f"test_browser[{page}]" for page in range(4)), "test_long", *(f"test_plain[{row}]" for row in range(6))]
