@@ -97,7 +97,15 @@ def pytest_configure_node(node) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """In a worker, put back :data:`CONTROLLER_ENV` as the run's command line had it."""
+    """In the run's own process under ``-n``, refuse a path that does not exist, as pytest does
+    without ``-n`` (the workers collect, and a mistyped ``PYTEST_ARGS`` would otherwise end
+    in "no tests ran"). In a worker, put back :data:`CONTROLLER_ENV` as the run's command
+    line had it."""
+    if not hasattr(config, "workerinput") and getattr(config.option, "tx", None):
+        for argument in config.args:
+            path = config.invocation_params.dir / argument.split("::", 1)[0]
+            if not path.exists():
+                raise pytest.UsageError(f"file or directory not found: {argument}")
     for name, value in getattr(config, "workerinput", {}).get("controller_env", {}).items():
         if value is None:
             os.environ.pop(name, None)

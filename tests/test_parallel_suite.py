@@ -177,3 +177,9 @@ def test_grouped_and_slow_tests_come_first_in_collection_order(small_suite):
     assert done.returncode == 0, done.stdout + done.stderr
     order = [line.split("::")[1] for line in done.stdout.splitlines() if "test_small.py::" in line]
     assert order == [*(f"test_browser[{page}]" for page in range(4)), "test_long", *(f"test_plain[{row}]" for row in range(6))]
+
+
+def test_a_path_that_does_not_exist_is_an_error_under_n_as_without(small_suite):
+    done = run_small_suite(small_suite, "-n", "2", "test_smal.py")
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    assert "file or directory not found: test_smal.py" in done.stderr
