@@ -15,12 +15,16 @@ PROJECT_FILES := .ci/constraints.txt pyproject.toml plugins/augkit-eda/pyproject
 demo: $(VENV)/.runtime
 	$(BIN)/python examples/banking77_demo.py
 
+# The suite runs on every core (pytest-xdist, one worker per core); TEST_WORKERS=0 runs it
+# in this one process (for --pdb, or to read a failure's output in order). PYTEST_ARGS picks
+# tests and options, e.g. make test PYTEST_ARGS="tests/jobs -x".
+TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo auto)
 test: $(VENV)/.test wordnet-for-nltk chromium-for-tests
-	NLTK_DATA=$(NLTK_DATA) $(BIN)/python -m pytest $(PYTEST_ARGS)
+	NLTK_DATA=$(NLTK_DATA) $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # The web UI's screenshots in docs/web-ui/, retaken by its real-browser test.
 screenshots: $(VENV)/.test chromium-for-tests
-	AUGKIT_UPDATE_SCREENSHOTS=1 $(BIN)/python -m pytest tests/test_web_general_browser.py
+	AUGKIT_UPDATE_SCREENSHOTS=1 $(BIN)/python -m pytest tests/web/test_web_general_browser.py
 
 bench: $(VENV)/.bench wordnet-for-nltk
 	NLTK_DATA=$(NLTK_DATA) $(BIN)/python benchmarks/eda_throughput.py $(BENCH_ARGS)

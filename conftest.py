@@ -4,15 +4,159 @@ from __future__ import annotations
 
 import functools
 import os
+import pickle
+import shutil
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 REPO = Path(__file__).resolve().parent
 SHARED_DATA = Path(os.environ.get("AUGKIT_SHARED_DATA", REPO.parent / "shared" / "data"))
+
+
+# -- Running on every core (pytest-xdist) ----------------------------------------------------
+# `make test` runs the suite with `-n <cores> --dist loadgroup`: each worker is a separate
+# pytest process with its own session fixtures and its own `tmp_path_factory` folder
+# (.../pytest-N/popen-gwK). What workers must not share, they get one each (augkit's cache);
+# what is slow to build, they build once between them (`built_once`); what one machine runs
+# one of at a time, one worker runs (`RESOURCE_GROUPS`).
+
+#: Fixtures naming a resource that one worker holds for every test that needs it: the tests
+#: requesting one (directly or through another fixture) form an xdist group, so under
+#: ``--dist loadgroup`` they run on one worker, which starts the resource once, and two
+#: copies never compete for the two cores.
+RESOURCE_GROUPS = {
+    "local_ray": "ray",  # a local Ray instance with 2 CPUs: two at once would only queue
+    "llm_server": "transformers-serve",  # a served chat model, a process of its own
+    "chromium_browser": "chromium",  # headless Chromium for the web pages' browser tests
+}
+
+
+def resource_group(item: pytest.Item) -> str | None:
+    """The xdist group ``item`` belongs to: its own ``xdist_group`` mark, else the group of
+    the first :data:`RESOURCE_GROUPS` fixture it requests, else None."""
+    mark = item.get_closest_marker("xdist_group")
+    if mark is not None:
+        return mark.args[0] if mark.args else mark.kwargs.get("name")
+    requested = getattr(item, "fixturenames", ())
+    return next((group for fixture, group in RESOURCE_GROUPS.items() if fixture in requested), None)
+
+
+def schedule_rank(item: pytest.Item) -> int:
+    """Where ``item`` goes in the run: 0 for a grouped test (a group is one long chain on one
+    worker), 1 for a test marked slow, 2 for the rest. Workers take tests in collection
+    order, so the long ones start first instead of finishing last on one worker."""
+    if resource_group(item) is not None:
+        return 0
+    return 1 if item.get_closest_marker("slow") is not None else 2
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (its own hook runs later)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every resource user with its group, and put long tests first. The order is a
+    function of the collection alone, so every worker computes the same one (xdist checks)."""
+    for item in items:
+        group = resource_group(item)
+        if group is not None and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(group))
+    items.sort(key=schedule_rank)  # stable: collection order within each rank
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: absent without xdist
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """Under ``--dist loadgroup``, a module's tests go to one worker as one unit (as with
+    ``--dist loadfile``), so its module-scoped fixtures (152 in 89 modules: tables read,
+    models trained, servers started) are built once, not once per worker; a group's tests
+    go to one worker as before, whatever their modules."""
+    if config.getoption("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class ModuleOrGroupScheduling(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            group = super()._split_scope(nodeid)
+            return nodeid.split("::", 1)[0] if group == nodeid else group
+
+    return ModuleOrGroupScheduling(config, log)
+
+
+#: The environment a worker must see as the command line that started the run saw it: a worker
+#: starts with ``COLUMNS=80`` and ``LINES=24`` set even when ``make test``'s own environment
+#: has neither, and ``augkit list`` in a subprocess would then wrap its table.
+CONTROLLER_ENV = ("COLUMNS", "LINES")
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: absent without xdist
+def pytest_configure_node(node) -> None:
+    """Hand each worker the run's own values of :data:`CONTROLLER_ENV`."""
+    node.workerinput["controller_env"] = {name: os.environ.get(name) for name in CONTROLLER_ENV}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In the run's own process under ``-n``, refuse a path that does not exist, as pytest does
+    without ``-n`` (the workers collect, and a mistyped ``PYTEST_ARGS`` would otherwise end
+    in "no tests ran"). In a worker, put back :data:`CONTROLLER_ENV` as the run's command
+    line had it."""
+    if not hasattr(config, "workerinput") and getattr(config.option, "tx", None):
+        for argument in config.args:
+            path = config.invocation_params.dir / argument.split("::", 1)[0]
+            if not path.exists():
+                raise pytest.UsageError(f"file or directory not found: {argument}")
+    for name, value in getattr(config, "workerinput", {}).get("controller_env", {}).items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_augkit_cache(tmp_path_factory) -> Iterable[Path]:
+    """``$AUGKIT_CACHE_DIR`` in this worker's own temporary folder for the whole session: a run
+    neither reads what another run (or the user) cached, nor races another worker writing
+    the same converted model or chat reply. Tests that study the cache set their own."""
+    folder = tmp_path_factory.mktemp("augkit-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("AUGKIT_CACHE_DIR", str(folder))
+        yield folder
+
+
+def run_folder(tmp_path_factory) -> Path:
+    """The folder every worker of this run shares: the parent of a worker's base temporary
+    folder (``.../pytest-N`` above ``popen-gwK``); without xdist, the base folder itself."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def built_once(tmp_path_factory, name: str, build: Callable[[Path], Any]) -> Any:
+    """``build(folder)`` run once per test run, whatever the number of workers: see
+    :func:`build_shared`, in ``<run folder>/built``."""
+    root = run_folder(tmp_path_factory) / "built"
+    root.mkdir(exist_ok=True)
+    return build_shared(root, name, build)
+
+
+def build_shared(root: Path, name: str, build: Callable[[Path], Any]) -> Any:
+    """What ``build(root / name)`` returns, built by the first process to ask: it builds under
+    a file lock and records the result (pickled); the others wait on the lock and read the
+    record. ``build`` must be deterministic (the tiny models are seeded), so every worker
+    gets what it would have built itself. A build that raised leaves no record, and the
+    next caller starts again from an empty folder."""
+    from filelock import FileLock
+
+    folder, record = root / name, root / f"{name}.result"
+    with FileLock(str(root / f"{name}.lock")):
+        if not record.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # what a failed build left
+            folder.mkdir()
+            result = build(folder)
+            partial = record.with_suffix(".partial")
+            partial.write_bytes(pickle.dumps(result))
+            partial.replace(record)
+        return pickle.loads(record.read_bytes())
 
 
 @pytest.fixture(scope="session")
@@ -140,14 +284,17 @@ def installed_test_plugins(tmp_path_factory) -> Path:
     finds a plugin installed from PyPI. Returns that folder (for subprocess PYTHONPATH)."""
     import augkit
 
-    target = tmp_path_factory.mktemp("site")
-    fixtures = REPO / "tests" / "fixtures" / "plugins"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--target", str(target), str(fixtures / "augkit-shout"), str(fixtures / "augkit-broken"),
-         str(fixtures / "augkit-fragile")],
-        check=True,
-    )
+    def install(target: Path) -> Path:
+        fixtures = REPO / "tests" / "fixtures" / "plugins"
+        subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+             "--target", str(target), str(fixtures / "augkit-shout"), str(fixtures / "augkit-broken"),
+             str(fixtures / "augkit-fragile")],
+            check=True,
+        )
+        return target
+
+    target = built_once(tmp_path_factory, "site", install)
     sys.path.insert(0, str(target))
     augkit.reset_registry()
     yield target
@@ -166,7 +313,7 @@ def tiny_causal_lm(shared_data, tmp_path_factory) -> Path:
     from augkit.testing import build_gpt2_causal_lm
 
     texts = read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
-    return build_gpt2_causal_lm(tmp_path_factory.mktemp("tiny-gpt2"), texts)
+    return built_once(tmp_path_factory, "tiny-gpt2", lambda folder: build_gpt2_causal_lm(folder, texts))
 
 
 @pytest.fixture(scope="session")
@@ -180,7 +327,7 @@ def tiny_masked_lm(shared_data, tmp_path_factory) -> Path:
     from augkit.testing import build_bert_masked_lm
 
     texts = read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
-    return build_bert_masked_lm(tmp_path_factory.mktemp("tiny-bert") / "bert", texts, init_std=0.5)
+    return built_once(tmp_path_factory, "tiny-bert", lambda folder: build_bert_masked_lm(folder / "bert", texts, init_std=0.5))
 
 
 @pytest.fixture(scope="session")
@@ -193,7 +340,7 @@ def tiny_pair_classifier(shared_data, tmp_path_factory) -> Path:
     from augkit.testing import build_pair_classifier
 
     texts = read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
-    return build_pair_classifier(tmp_path_factory.mktemp("tiny-nli") / "nli", texts, init_std=0.5)
+    return built_once(tmp_path_factory, "tiny-nli", lambda folder: build_pair_classifier(folder / "nli", texts, init_std=0.5))
 
 
 @pytest.fixture(scope="session")
@@ -201,6 +348,12 @@ def tiny_encoder_dir(tmp_path_factory, shared_data) -> str:
     """A tiny random sentence-transformers model (2-layer BERT, WordPiece vocabulary trained
     on BANKING77 texts, mean pooling, normalisation) saved as safetensors; tests the
     mechanics of embedding filters without a real model."""
+    texts = read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
+    return built_once(tmp_path_factory, "tiny-encoder", lambda root: build_tiny_encoder(root, texts))
+
+
+def build_tiny_encoder(root: Path, texts: list[str]) -> str:
+    """:func:`tiny_encoder_dir`'s model, built in ``root``; returns the encoder's folder."""
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer import modules as models
     from tokenizers import Tokenizer, decoders, normalizers, pre_tokenizers, trainers
@@ -208,8 +361,6 @@ def tiny_encoder_dir(tmp_path_factory, shared_data) -> str:
     from tokenizers.processors import TemplateProcessing
     from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
 
-    root = tmp_path_factory.mktemp("tiny-encoder")
-    texts = read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
     tokenizer = Tokenizer(WordPiece(unk_token="[UNK]"))
     tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
@@ -249,7 +400,7 @@ def tiny_marian_pair(shared_data, tmp_path_factory) -> tuple[Path, Path]:
 
     texts = read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
     # init_std 1.0: outputs that depend on the input, so order and batching mistakes show
-    return build_marian_pair(tmp_path_factory.mktemp("tiny-marian"), texts, max_positions=64, init_std=1.0)
+    return built_once(tmp_path_factory, "tiny-marian", lambda folder: build_marian_pair(folder, texts, max_positions=64, init_std=1.0))
 
 
 @pytest.fixture(scope="session")
@@ -285,7 +436,7 @@ def tiny_t5(quora_pairs, tmp_path_factory) -> Path:
     from augkit.testing import build_t5_model
 
     texts = quora_pairs["source"].tolist() + quora_pairs["target"].tolist()
-    return build_t5_model(tmp_path_factory.mktemp("t5") / "tiny-t5", texts)
+    return built_once(tmp_path_factory, "t5", lambda folder: build_t5_model(folder / "tiny-t5", texts))
 
 
 @pytest.fixture(scope="session")
@@ -305,7 +456,7 @@ def tiny_t5_infiller(shared_data, tmp_path_factory) -> Path:
     from augkit.testing import build_t5_model
 
     texts = quora_questions(shared_data, 2000) + read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
-    return build_t5_model(tmp_path_factory.mktemp("tiny-t5-infiller"), texts, vocab_size=600, extra_ids=40)
+    return built_once(tmp_path_factory, "tiny-t5-infiller", lambda folder: build_t5_model(folder, texts, vocab_size=600, extra_ids=40))
 
 
 @pytest.fixture(scope="session")
@@ -330,7 +481,8 @@ def tiny_insertion_model(shared_data, tmp_path_factory) -> Path:
     from augkit.testing import build_bert_masked_lm
 
     texts = read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
-    return build_bert_masked_lm(tmp_path_factory.mktemp("tiny-pointer") / "pointer", texts, init_std=0.5, special_tokens=["[NOI]"])
+    return built_once(tmp_path_factory, "tiny-pointer",
+                      lambda folder: build_bert_masked_lm(folder / "pointer", texts, init_std=0.5, special_tokens=["[NOI]"]))
 
 
 @pytest.fixture(scope="session")
@@ -344,7 +496,7 @@ def tiny_chat_model(shared_data, tmp_path_factory) -> Path:
     from augkit.testing import build_chat_model
 
     texts = read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
-    return build_chat_model(tmp_path_factory.mktemp("tiny-chat") / "chat", texts)
+    return built_once(tmp_path_factory, "tiny-chat", lambda folder: build_chat_model(folder / "chat", texts))
 
 
 @pytest.fixture(scope="session")
@@ -387,6 +539,11 @@ def scripted_llm_server():
 # Playwright (make test installs it; Playwright's own browser download is not used).
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+#: Ports tried in turn by :func:`launch_on_free_port`: a port free when probed can be taken by
+#: another worker's server before gradio binds it.
+PORT_ATTEMPTS = 3
 
 
 def free_port() -> int:
@@ -437,9 +594,15 @@ def launch_on_free_port():
     """``launch(app, max_file_size) -> url``: a gradio app served on 127.0.0.1 in this process,
     as ``augkit serve`` launches it (no share link, the upload limit enforced by the server)."""
     def launch(app, max_file_size: int) -> str:
-        port = free_port()
-        app.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
-                   max_file_size=max_file_size, share=False)
-        return f"http://127.0.0.1:{port}/"
+        for attempt in range(1, PORT_ATTEMPTS + 1):
+            port = free_port()
+            try:
+                app.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
+                           max_file_size=max_file_size, share=False)
+            except OSError:  # gradio's "Cannot find empty port": another server took it since the probe
+                if attempt == PORT_ATTEMPTS:
+                    raise
+            else:
+                return f"http://127.0.0.1:{port}/"
 
     return launch

@@ -12,7 +12,7 @@ embedding table larger: a classifier has no output layer over the vocabulary, so
 does not change the speed). ERAP's oracle was RoBERTa (section 4); roberta-large-mnli is
 about three times this one, which scales both ways alike. Random weights run exactly as
 fast as trained ones. :mod:`augkit.testing` builds BERT pair classifiers (WordPiece); the
-RoBERTa tokenizer is trained here the way ``tests/test_bertscore.py`` trains its RoBERTa's.
+RoBERTa tokenizer is trained here the way ``tests/metrics/test_bertscore.py`` trains its RoBERTa's.
 
 Inputs: the first ``--pairs`` distinct (sentence_A, sentence_B) pairs of SICK's TEST split;
 the oracle runs each both ways, so a batched call classifies twice as many directed pairs.

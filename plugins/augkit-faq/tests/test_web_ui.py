@@ -1,6 +1,6 @@
 """The FAQ tab's logic without a browser: column guesses, the review table and its ticks,
 the three event handlers' messages and files, and ``augkit serve``'s refusals. (The upload
-rules shared by every tab are tested in tests/test_web_uploads.py.)"""
+rules shared by every tab are tested in tests/web/test_web_uploads.py.)"""
 
 from __future__ import annotations
 

@@ -138,7 +138,7 @@ def llm_params(scripted_llm_server, tmp_path) -> dict:
 
 
 def test_every_registered_built_in_method_is_checked_here():
-    ours = {folder.name for folder in (Path(__file__).resolve().parents[1] / "plugins").iterdir() if folder.is_dir()}
+    ours = {folder.name for folder in (Path(__file__).resolve().parents[2] / "plugins").iterdir() if folder.is_dir()}
     registry = augkit.get_registry()
     built_in = {name for name, entry in registry.methods.items() if entry.plugin.distribution in ours}
     assert built_in == set(METHODS)

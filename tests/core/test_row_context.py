@@ -321,6 +321,7 @@ def test_seeds_do_not_depend_on_the_context(sick):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ray")  # one local Ray at a time, on the worker of tests/jobs/test_ray_backend.py
 def test_ray_gets_the_rows_a_dataframe_gets(sick):
     ray = pytest.importorskip("ray")
     import sys

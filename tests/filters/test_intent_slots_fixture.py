@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-FIXTURE = Path(__file__).parent / "fixtures" / "intent_slots.tsv"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "intent_slots.tsv"
 README = FIXTURE.with_suffix(".md")
 COLUMNS = ["dataset", "split", "line", "text", "label", "slots"]
 #: Issue 35: "build a fixture of at least 200 such rows from the shared data".
 MIN_ROWS = 200
 #: "About half from CLINC150 and half from BANKING77": each dataset's share of the rows.
 DATASET_SHARE = (0.4, 0.6)
-#: The first lines of CLINC150's valid split are read by tests/test_run_summary.py.
+#: The first lines of CLINC150's valid split are read by tests/core/test_run_summary.py.
 CLINC150_VALID_LINES_READ_ELSEWHERE = 400
 #: The official BANKING77 CSV, whose rows keep the case the jianguoz re-pack lower-cased.
 POLYAI_TRAIN = "polyai/train"

@@ -1,6 +1,6 @@
 """Every model a run needs is checked before any loads (issue 35, section 4): a method's and
 its pipeline's models are named in one error, with how to provide each; ``augkit info`` lists
-them and where each is found. The hub itself: tests/test_hub_access.py."""
+them and where each is found. The hub itself: tests/models/test_hub_access.py."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ codes protected by default; EDA and AEDA never edit inside a span, every other m
 candidates that lose one are dropped by the ``protected`` step with the span named, and a BIO
 column comes back re-aligned on every augmentation.
 
-Rows are CLINC150 validation lines past the first 400 (which tests/test_run_summary.py reads),
+Rows are CLINC150 validation lines past the first 400 (which tests/core/test_run_summary.py reads),
 with slots marked here by hand.
 """
 

@@ -19,7 +19,7 @@ from benchmarks.fewshot.data import (
 from benchmarks.fewshot.methods import MethodSpecError, parse_method
 from benchmarks.fewshot.report import summarise
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def write_split(folder: Path, texts: list[str], labels: list[str]) -> None:

@@ -21,7 +21,7 @@ from augkit.filters import NumbersFilter
 from augkit.filters.number_words import names_a_number
 from augkit.steps.candidate import Candidate
 
-FIXTURE = Path(__file__).parent / "fixtures" / "intent_slots.tsv"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "intent_slots.tsv"
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ their old behaviour must stay the default.
 The expected file was written by running this module as a script at commit 623a08e::
 
     AUGKIT_SHARED_DATA=/path/to/shared/data NLTK_DATA=.cache/nltk_data \
-        .venv/bin/python tests/test_frozen_rule_outputs.py
+        .venv/bin/python tests/filters/test_frozen_rule_outputs.py
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-EXPECTED = Path(__file__).parent / "fixtures" / "frozen_rule_outputs.json"
+EXPECTED = Path(__file__).parents[1] / "fixtures" / "frozen_rule_outputs.json"
 SENTENCES = 40
 #: Pipelines whose filters are the rules; EDA with small rates repeats itself often.
 PIPELINES = (
@@ -42,7 +42,7 @@ def test_dedup_and_edit_ratio_outputs_are_those_frozen_at_623a08e(banking77_sent
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     import pandas as pd
 
     from conftest import SHARED_DATA

@@ -15,7 +15,7 @@ import pytest
 import augkit
 import augkit.plugin
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PLUGIN_MODULES = sorted(REPO.glob("plugins/*/augkit_*/**/*.py"))
 #: The modules a plugin may import: the package and the plugin authors' module.
 PUBLIC_MODULES = frozenset({"augkit", "augkit.plugin"})

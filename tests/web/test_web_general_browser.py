@@ -21,7 +21,7 @@ import augkit
 from augkit.web.general import DROPPED_GREY
 
 pytestmark = pytest.mark.slow
-DOCS_SCREENSHOTS = Path(__file__).resolve().parents[1] / "docs" / "web-ui"
+DOCS_SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "web-ui"
 PIPELINE, N, SEED = "eda+aeda|dedup", 2, 3
 
 

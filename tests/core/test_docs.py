@@ -8,7 +8,7 @@ from pathlib import Path
 
 import augkit
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_readme_example_output_is_current():
