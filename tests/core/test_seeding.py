@@ -95,7 +95,7 @@ HAND_SEEDING = re.compile(r"\.getrandbits\(|\bmanual_seed\((?!low_bits\()|% ?\(?
 
 
 def test_every_plugin_and_model_takes_its_seeds_from_the_seeding_module():
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     modules = [*root.glob("plugins/*/augkit_*/**/*.py"), *(root / "augkit" / "models").glob("**/*.py")]
     assert len(modules) > 50
     by_hand = [f"{path.relative_to(root)}:{number}: {line.strip()}"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 #: Every module of the core and of the plugins (their tests aside): where a second copy would hide.
 SOURCE_MODULES = sorted(
     path for path in [*REPO.glob("augkit/**/*.py"), *REPO.glob("plugins/*/augkit_*/**/*.py")]
