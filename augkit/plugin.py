@@ -37,7 +37,9 @@ Parameters
     :data:`RESERVED_PARAMETERS` (names a plugin's constructor must not use: they are
     :func:`augkit.augment`'s own), :func:`check_int` and :func:`unknown_name_message`
     (augkit's checks and "did you mean" messages). Renamed parameters: set the class
-    attribute ``renamed_parameters = {"old": "new"}``.
+    attribute ``renamed_parameters = {"old": "new"}``; a function's keywords take
+    :func:`renamed_keywords`, a command's old flag :class:`RenamedFlag`, a module's old class
+    names :func:`renamed_module_names`.
 Randomness
     :class:`RowSeeder` and :func:`resolve_seed`: every random choice comes from the per-row
     ``random.Random`` augkit passes, or from a :class:`RowSeeder` built from the run's seed.
@@ -135,7 +137,7 @@ from augkit.filters.top_k import TopKFilter
 from augkit.generated_row import GeneratedRow
 from augkit.model_needs import ModelNeed, check_models, needs_within
 from augkit.nested_warnings import n_named_as
-from augkit.params import check_bool, check_int, unknown_name_message
+from augkit.params import RenamedFlag, check_bool, check_int, renamed_keywords, renamed_module_names, unknown_name_message
 from augkit.protection.locate import lost_spans, relocated, spans_kept_first
 from augkit.protection.spans import ProtectedSpan, RowProtection
 from augkit.protection.words import FREE as FREE_WORD
@@ -286,7 +288,8 @@ __all__ = [
     "DUPLICATE_OF_EARLIER", "DUPLICATE_OF_SOURCE", "EditRatioFilter", "ExactDuplicateFilter",
     "LabelIntegrityFilter", "SemanticFilter", "TopKFilter", "repetition_loop",
     # parameters
-    "RESERVED_PARAMETERS", "check_bool", "check_int", "unknown_name_message",
+    "RESERVED_PARAMETERS", "RenamedFlag", "check_bool", "check_int", "renamed_keywords", "renamed_module_names",
+    "unknown_name_message",
     # randomness
     "ROW_SEED_BITS", "RowSeeder", "resolve_seed",
     # protected spans

@@ -14,7 +14,7 @@ pytest.importorskip("transformers")
 
 from augkit.cli import main  # noqa: E402
 from augkit.plugin import AugkitError, load_seq2seq  # noqa: E402
-from augkit_faq.augmenter import FaqParaphraser  # noqa: E402
+from augkit_faq.augmenter import FAQParaphraser  # noqa: E402
 from augkit_faq.generators import BART_UNI_PROBABILITY, Seq2SeqParaphraser, resolve_generator  # noqa: E402
 from augkit_faq.prompt import paraphrase_prompt  # noqa: E402
 
@@ -50,11 +50,11 @@ def generation_calls(tiny_t5, monkeypatch):
 def test_off_by_default_and_protaugments_probability_when_on(tiny_t5, generation_calls, questions):
     model, calls, _ = generation_calls
     assert BART_UNI_PROBABILITY == 0.7  # ProtAugment's p_mask (see generators.py)
-    defaults = FaqParaphraser(generator=str(tiny_t5), max_length=8, device="cpu")
+    defaults = FAQParaphraser(generator=str(tiny_t5), max_length=8, device="cpu")
     assert (defaults.forbid_source_unigrams, defaults.forbid_probability) == (False, 0.7)
     defaults.augment_batch(questions[:1], 2, [random.Random(0)])
     assert calls[-1]["forbid_source_unigrams"] == 0.0
-    FaqParaphraser(generator=str(tiny_t5), max_length=8, device="cpu", forbid_source_unigrams=True).augment_batch(
+    FAQParaphraser(generator=str(tiny_t5), max_length=8, device="cpu", forbid_source_unigrams=True).augment_batch(
         questions[:1], 2, [random.Random(0)])
     assert calls[-1]["forbid_source_unigrams"] == 0.7
 
@@ -97,7 +97,7 @@ def test_a_bad_probability_is_refused_by_name(tiny_t5, bad):
     with pytest.raises(AugkitError, match=r"forbid_probability must be a probability between 0 and 1.*got"):
         Seq2SeqParaphraser(str(tiny_t5), forbid_source_unigrams=True, forbid_probability=bad)
     with pytest.raises(AugkitError, match="forbid_probability"):
-        FaqParaphraser(generator=str(tiny_t5), forbid_source_unigrams=True, forbid_probability=bad)
+        FAQParaphraser(generator=str(tiny_t5), forbid_source_unigrams=True, forbid_probability=bad)
 
 
 def test_a_switch_that_is_not_a_bool_is_refused(tiny_t5):
@@ -111,12 +111,12 @@ def test_a_switch_that_is_not_a_bool_is_refused(tiny_t5):
 
 def test_a_method_generator_cannot_forbid_tokens():
     with pytest.raises(AugkitError, match="forbid_source_unigrams .Bart-uni. needs a seq2seq model generator, but 'eda'"):
-        FaqParaphraser(generator="eda", forbid_source_unigrams=True)
+        FAQParaphraser(generator="eda", forbid_source_unigrams=True)
     with pytest.raises(AugkitError, match="needs a seq2seq model generator"):
         resolve_generator("method:eda", forbid_source_unigrams=True)
     with pytest.raises(AugkitError, match="give it to the generator object"):
         resolve_generator(Seq2SeqParaphraser("some/model"), forbid_source_unigrams=True)
-    assert FaqParaphraser(generator="eda").forbid_source_unigrams is False  # off: any generator
+    assert FAQParaphraser(generator="eda").forbid_source_unigrams is False  # off: any generator
 
 
 def test_augkit_info_shows_both_parameters(capsys):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from augkit_faq import FaqParaphraser
+from augkit_faq import FAQParaphraser
 from augkit_faq.faq import EVERY_CANDIDATE, faq_pipeline
 
 
@@ -35,11 +35,11 @@ def test_the_faq_pipeline_runs_the_thesis_steps_in_order():
 
 def test_the_faq_augmenter_returns_repeats_for_dedup_to_drop_only_when_asked():
     generator = Repeating()
-    keeping = FaqParaphraser(generator=generator, num_return=5, keep_duplicates=True)
+    keeping = FAQParaphraser(generator=generator, num_return=5, keep_duplicates=True)
     rows = keeping.augment_batch(["How do I pay?"], 1, [random.Random(0)])
     assert generator.asked == 5  # num_return, not the n the pipeline asks for
     assert rows == [["how do i pay? .", "How do I pay? please", "HOW DO I PAY? PLEASE?"]]  # blank dropped
-    dropping = FaqParaphraser(generator=generator)
+    dropping = FAQParaphraser(generator=generator)
     assert dropping.augment_batch(["How do I pay?"], 3, [random.Random(0)]) == [["How do I pay? please"]]
     assert generator.asked == 3
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from augkit.plugin import AugkitError
-from augkit_faq.augmenter import FaqParaphraser
+from augkit_faq.augmenter import FAQParaphraser
 from augkit_faq.generators import (
     DEFAULT_GENERATOR,
     MethodParaphraser,
@@ -41,7 +41,7 @@ def test_the_ctranslate2_runtime_samples_by_each_questions_seed(tiny_t5, questio
 
     monkeypatch.setenv("AUGKIT_CACHE_DIR", str(tmp_path))
     clear_model_cache()
-    converted = FaqParaphraser(str(tiny_t5), max_length=10, device="cpu", runtime="ctranslate2", compute_type="float32")
+    converted = FAQParaphraser(str(tiny_t5), max_length=10, device="cpu", runtime="ctranslate2", compute_type="float32")
     seeds = list(range(100, 100 + len(questions)))
     together = converted._generator.generate(questions, 4, seeds)
     assert together == converted._generator.generate(questions[::-1], 4, seeds[::-1])[::-1]
@@ -114,7 +114,7 @@ def test_faq_method_in_a_pipeline_keeps_domain_terms(covid_faq):
     import augkit
 
     faq = covid_faq.iloc[50:60]
-    out = augkit.augment(faq, FaqParaphraser(generator="eda"), n=3, seed=0, text_column="question")
+    out = augkit.augment(faq, FAQParaphraser(generator="eda"), n=3, seed=0, text_column="question")
     added = out[out["augkit_method"] == "faq"]
     assert len(added) > 0
     ppe = added[added["augkit_source"] == faq.index[faq["question"].str.contains(r"\(PPE\)")][0]]
