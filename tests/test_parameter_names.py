@@ -191,3 +191,46 @@ def test_an_old_class_name_imports_the_new_class_with_a_warning(old_class, new_c
     assert old is getattr(package, new_class)
     with pytest.raises(AttributeError):
         package.NoSuchClass  # noqa: B018
+
+
+def test_a_job_recorded_with_old_parameter_names_resumes_with_the_new_ones(shared_data, tmp_path, monkeypatch, capsys):
+    """A job folder written before a rename records its pipeline under the old names (the spec
+    of the day); the same command, or one with the new names, resumes it."""
+    import json
+
+    from augkit.cli import main
+
+    import pandas as pd
+
+    folder = shared_data / "banking77" / "jianguoz" / "valid"
+    texts = (folder / "seq.in").read_text(encoding="utf-8").splitlines()[:200]
+    labels = (folder / "label").read_text(encoding="utf-8").splitlines()[:200]
+    table = tmp_path / "valid.csv"
+    pd.DataFrame({"text": texts, "label": labels}).to_csv(table, index=False)
+    arguments = ["augment", str(table), "-m", "eda|length(min=0.3)", "-n", "1", "--seed", "5", "--chunk-rows", "50",
+                 "--no-progress"]
+    reference = tmp_path / "reference.csv"
+    assert main([*arguments, "-o", str(reference)]) == 0
+
+    import augkit.table_stream as table_stream
+
+    written = []
+
+    def fail_after_two(frame, path, fmt):
+        if len(written) == 2:
+            raise OSError(28, "No space left on device", str(path))
+        written.append(path)
+        table_stream.write_chunk(frame, path, fmt)
+
+    monkeypatch.setattr("augkit.file_augment.write_chunk", fail_after_two)
+    output = tmp_path / "out.csv"
+    assert main([*arguments, "-o", str(output)]) == 1
+    monkeypatch.undo()
+    record = tmp_path / ".out.csv.augkit-job" / "job.json"
+    job = json.loads(record.read_text())
+    assert "length(min=0.3)" in job["settings"]["method"]
+    job["settings"]["method"] = job["settings"]["method"].replace("length(min=0.3)", "length(min_ratio=0.3)")
+    record.write_text(json.dumps(job))  # what augkit wrote while min_ratio was the name
+    capsys.readouterr()
+    assert main([*arguments, "-o", str(output), "--resume"]) == 0, capsys.readouterr().err
+    assert output.read_bytes() == reference.read_bytes()

@@ -137,7 +137,7 @@ class FAQParaphraser(Augmenter):
         self.compute_type = compute_type
         self.refuse_loops = check_bool("refuse_loops", refuse_loops)
         self._generator = resolve_generator(
-            generator, top_k=top_k, top_p=top_p, max_length=max_new_tokens, device=device,
+            generator, top_k=top_k, top_p=top_p, max_new_tokens=max_new_tokens, device=device,
             forbid_source_unigrams=forbid_source_unigrams, forbid_probability=forbid_probability,
             runtime=runtime, compute_type=compute_type,
         )

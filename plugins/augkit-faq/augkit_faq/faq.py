@@ -172,7 +172,7 @@ def paraphrase_faq(
     if isinstance(forbid_source_unigrams, bool) or not isinstance(forbid_source_unigrams, (int, float)) or not 0 <= forbid_source_unigrams <= 1:
         raise InvalidParameterError(f"forbid_source_unigrams must be a probability between 0 and 1 (0: off), got {forbid_source_unigrams!r}")
     bart_uni = {"forbid_source_unigrams": True, "forbid_probability": float(forbid_source_unigrams)} if forbid_source_unigrams else {}
-    chosen_generator = resolve_generator(generator, top_k=top_k, top_p=top_p, max_length=max_new_tokens, device=device,
+    chosen_generator = resolve_generator(generator, top_k=top_k, top_p=top_p, max_new_tokens=max_new_tokens, device=device,
                                          runtime=runtime, compute_type=compute_type, **bart_uni)
     pipeline = faq_pipeline(
         chosen_generator, progress=progress, n=n, num_return=num_return, min_similarity=min_similarity,

@@ -50,18 +50,18 @@ def generation_calls(tiny_t5, monkeypatch):
 def test_off_by_default_and_protaugments_probability_when_on(tiny_t5, generation_calls, questions):
     model, calls, _ = generation_calls
     assert BART_UNI_PROBABILITY == 0.7  # ProtAugment's p_mask (see generators.py)
-    defaults = FAQParaphraser(generator=str(tiny_t5), max_length=8, device="cpu")
+    defaults = FAQParaphraser(generator=str(tiny_t5), max_new_tokens=8, device="cpu")
     assert (defaults.forbid_source_unigrams, defaults.forbid_probability) == (False, 0.7)
     defaults.augment_batch(questions[:1], 2, [random.Random(0)])
     assert calls[-1]["forbid_source_unigrams"] == 0.0
-    FAQParaphraser(generator=str(tiny_t5), max_length=8, device="cpu", forbid_source_unigrams=True).augment_batch(
+    FAQParaphraser(generator=str(tiny_t5), max_new_tokens=8, device="cpu", forbid_source_unigrams=True).augment_batch(
         questions[:1], 2, [random.Random(0)])
     assert calls[-1]["forbid_source_unigrams"] == 0.7
 
 
 def test_the_questions_own_tokens_are_forbidden_not_the_prompts(tiny_t5, generation_calls, questions):
     model, calls, sequences = generation_calls
-    paraphraser = Seq2SeqParaphraser(str(tiny_t5), max_length=10, device="cpu", forbid_source_unigrams=True, forbid_probability=1.0)
+    paraphraser = Seq2SeqParaphraser(str(tiny_t5), max_new_tokens=10, device="cpu", forbid_source_unigrams=True, forbid_probability=1.0)
     candidates = paraphraser.generate(questions, 4, list(range(len(questions))))
     assert all(len(row) == 4 for row in candidates)
     assert calls[-1]["texts"] == [paraphrase_prompt(q) for q in questions] and calls[-1]["unigram_sources"] == questions
@@ -75,19 +75,19 @@ def test_the_questions_own_tokens_are_forbidden_not_the_prompts(tiny_t5, generat
 
 
 def test_candidates_depend_only_on_the_question_and_its_seed(tiny_t5, questions):
-    paraphraser = Seq2SeqParaphraser(str(tiny_t5), max_length=10, device="cpu", forbid_source_unigrams=True)
+    paraphraser = Seq2SeqParaphraser(str(tiny_t5), max_new_tokens=10, device="cpu", forbid_source_unigrams=True)
     seeds = list(range(50, 50 + len(questions)))
     together = paraphraser.generate(questions, 4, seeds)
     assert together == [paraphraser.generate([q], 4, [s])[0] for q, s in zip(questions, seeds)]
     assert together == paraphraser.generate(questions[::-1], 4, seeds[::-1])[::-1]
-    plain = Seq2SeqParaphraser(str(tiny_t5), max_length=10, device="cpu").generate(questions, 4, seeds)
+    plain = Seq2SeqParaphraser(str(tiny_t5), max_new_tokens=10, device="cpu").generate(questions, 4, seeds)
     assert together != plain
 
 
 def test_it_composes_in_a_pipeline_string(tiny_t5, questions):
     import augkit
 
-    spec = f"faq(generator='{tiny_t5}', max_length=8, device=cpu, forbid_source_unigrams=true, forbid_probability=1.0)"
+    spec = f"faq(generator='{tiny_t5}', max_new_tokens=8, device=cpu, forbid_source_unigrams=true, forbid_probability=1.0)"
     out = augkit.augment(questions[:3], spec, n=2, seed=0)
     assert len(out) >= 3
 
