@@ -213,7 +213,7 @@ def faq_pipeline(
     min_similarity: float = DEFAULT_MIN_SIMILARITY,
     screens: Sequence[str] = DEFAULT_SCREENS,
     encoder: str | None = None,
-    device: str = "cpu",
+    device: str = "auto",
     progress: bool = False,
 ) -> Any:
     """The pipeline :func:`paraphrase_faq` runs on the questions, step by step the thesis'

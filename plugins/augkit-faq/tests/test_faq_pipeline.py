@@ -26,7 +26,7 @@ def test_the_faq_pipeline_runs_the_thesis_steps_in_order():
         "generated", "dedup", "repetition", "negation", "numbers", "entities", "semantic", "label_integrity",
         "top_k", "beyond n")
     assert pipeline.spec == (  # the run around the FAQ pipeline checks protected spans, not the pipeline itself
-        "[protected=False] faq(generator='repeating', device='cpu', num_return=7, keep_duplicates=True, refuse_loops=False)"
+        "[protected=False] faq(generator='repeating', num_return=7, keep_duplicates=True, refuse_loops=False)"
         "|dedup(ignore_case=True, ignore_final_punctuation=True)|repetition|negation|numbers|entities"
         "|semantic(min=0.75, max=1.0)|label_integrity(own_source=True)|top_k(k=2, weights={'semantic': 1.0})"
     )
