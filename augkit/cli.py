@@ -25,7 +25,7 @@ from augkit.run_options import DEFAULT_BATCH_SIZE
 from augkit.file_augment import DEFAULT_CHUNK_ROWS
 from augkit.errors import AugkitError, UsageError
 from augkit.os_errors import describe_os_error
-from augkit.params import REQUIRED, Parameter, describe_any_keyword, parse_cli_value
+from augkit.params import REQUIRED, Parameter, RenamedWarning, describe_any_keyword, parse_cli_value
 from augkit.process_tree import descendants
 from augkit.protection.reading import phrase_list
 from augkit.docstring_text import plain_text
@@ -149,7 +149,7 @@ def _show_warning_once():
         if key in shown:
             return
         shown.add(key)
-        if issubclass(category, RuntimeWarning) and str(message).startswith("augkit:"):
+        if (issubclass(category, RuntimeWarning) and str(message).startswith("augkit:")) or issubclass(category, RenamedWarning):
             print(f"augkit: warning: {str(message).removeprefix('augkit: ')}", file=sys.stderr)
         else:
             python_default(message, category, filename, lineno, file, line)

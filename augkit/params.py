@@ -116,6 +116,12 @@ def accepts_any_keyword(cls: type) -> bool:
     return any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values())
 
 
+class RenamedWarning(FutureWarning):
+    """An old name was used (a parameter, a flag, a class) that still works until the release
+    the naming table of docs/plugin-authors.md names; the message says the new name. The
+    command line prints it as one ``augkit: warning:`` line."""
+
+
 def with_current_names(cls: type, owner: str, params: Mapping[str, Any]) -> dict[str, Any]:
     """``params`` with every old parameter name the class declares renamed
     (``renamed_parameters = {"old": "new"}``) replaced by its new name, with a
@@ -135,7 +141,7 @@ def current_names(renamed: Mapping[str, str], owner: str, params: Mapping[str, A
             continue
         if new in current:
             raise InvalidParameterError(f"{owner}: parameter {old!r} is now called {new!r}; give only {new!r}")
-        warnings.warn(f"{owner}: parameter {old!r} is now called {new!r}", FutureWarning, stacklevel=stacklevel)
+        warnings.warn(f"{owner}: parameter {old!r} is now called {new!r}", RenamedWarning, stacklevel=stacklevel)
         current[new] = current.pop(old)
     return current
 
@@ -173,7 +179,7 @@ def renamed_module_names(module: str, renamed: Mapping[str, str], namespace: Map
 
     def __getattr__(name: str) -> Any:
         if name in renamed:
-            warnings.warn(f"{module}.{name} is now called {renamed[name]}", FutureWarning, stacklevel=2)
+            warnings.warn(f"{module}.{name} is now called {renamed[name]}", RenamedWarning, stacklevel=2)
             return namespace[renamed[name]]
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
@@ -192,7 +198,7 @@ class RenamedFlag(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
                  option_string: str | None = None) -> None:
-        warnings.warn(f"{parser.prog}: {option_string} is now called {self.new_flag}", FutureWarning, stacklevel=2)
+        warnings.warn(f"{parser.prog}: {option_string} is now called {self.new_flag}", RenamedWarning, stacklevel=2)
         setattr(namespace, self.dest, values)
 
 

@@ -234,3 +234,39 @@ def test_a_job_recorded_with_old_parameter_names_resumes_with_the_new_ones(share
     capsys.readouterr()
     assert main([*arguments, "-o", str(output), "--resume"]) == 0, capsys.readouterr().err
     assert output.read_bytes() == reference.read_bytes()
+
+
+def test_the_command_line_says_an_old_name_in_one_line_and_runs_as_with_the_new_one(shared_data, tmp_path, capsys):
+    import pandas as pd
+
+    from augkit.cli import main
+
+    lines = (shared_data / "trec" / "sent-conv-torch" / "TREC.test.all").read_text(encoding="latin-1").splitlines()[:30]
+    table = tmp_path / "trec.csv"
+    pd.DataFrame({"text": [line.split(" ", 1)[1] for line in lines], "label": [line.split(" ", 1)[0] for line in lines]}
+                 ).to_csv(table, index=False)
+    outputs, errors = [], []
+    for spec in ("eda|length(min_ratio=0.9)", "eda|length(min=0.9)"):
+        output = tmp_path / f"out-{len(outputs)}.csv"
+        assert main(["augment", str(table), "-m", spec, "-n", "2", "--seed", "3", "--no-progress", "-o", str(output)]) == 0
+        outputs.append(output.read_bytes())
+        errors.append(capsys.readouterr().err)
+    assert outputs[0] == outputs[1]
+    assert "augkit: warning: length: parameter 'min_ratio' is now called 'min'\n" in errors[0]
+    assert "FutureWarning" not in errors[0] and "registry.py" not in errors[0]
+    assert "warning" not in errors[1]
+
+
+def test_an_old_command_line_flag_works_with_a_warning_naming_the_new_one():
+    import argparse
+
+    from augkit_faq import faq_cli
+
+    parser = argparse.ArgumentParser(prog="augkit faq")
+    faq_cli.add_arguments(parser)
+    required = ["faq.csv", "-q", "question", "-a", "answer", "-o", "out.csv"]
+    with pytest.warns(FutureWarning, match="augkit faq: --max-length is now called --max-new-tokens"):
+        old = parser.parse_args([*required, "--max-length", "64"])
+    assert old.max_new_tokens == 64
+    assert parser.parse_args(required).max_new_tokens == 256  # the thesis' default, under the new name
+    assert "--max-length" not in parser.format_help()

@@ -46,10 +46,10 @@ class BackTranslation(augkit.Augmenter):
 
     With ``engine="transformers"`` each pivot's forward model returns ``num_return``
     translations (``num_beams`` beams) and the backward model returns ``num_return``
-    back-translations of each, up to num_return² candidates per pivot. Candidates are ranked by their dual score per token
-    (``scoring``), and the best ``n`` that are neither copies of the source nor closer
-    to it than ``min_edit_ratio`` are kept; the score is the ``augkit_round_trip_score``
-    column. ``engine="bergamot"`` (the default, offline, no torch) translates through
+    back-translations of each, up to num_return² candidates per pivot. Candidates are
+    ranked by their dual score per token (``scoring``), and the best ``n`` that are neither
+    copies of the source nor closer to it than ``min_edit_ratio`` are kept; the score is the
+    ``augkit_round_trip_score`` column. ``engine="bergamot"`` (the default, offline, no torch) translates through
     Portuguese with the embedded Bergamot models: one candidate per text, no scores.
 
     Protected spans (``protect=``, ``protect_column=``, the codes protected by default) and
