@@ -270,3 +270,23 @@ def test_an_old_command_line_flag_works_with_a_warning_naming_the_new_one():
     assert old.max_new_tokens == 64
     assert parser.parse_args(required).max_new_tokens == 256  # the thesis' default, under the new name
     assert "--max-length" not in parser.format_help()
+
+
+def test_erap_rl_reward_window_is_similarity_min_and_max_with_the_old_names_and_flags_accepted():
+    import argparse
+
+    from augkit_erap import train_cli
+    from augkit_erap.reward import RewardWeights
+    from augkit_erap.rl import RLSettings
+
+    with pytest.warns(FutureWarning, match="RLSettings: parameter 'similarity_floor' is now called 'similarity_min'"):
+        settings = RLSettings(similarity_floor=0.2)
+    assert (settings.similarity_min, settings.weights.similarity_min) == (0.2, 0.2)
+    with pytest.warns(FutureWarning, match="'similarity_ceiling' is now called 'similarity_max'"):
+        assert RewardWeights(similarity_ceiling=0.9).similarity_max == 0.9
+    parser = argparse.ArgumentParser(prog="augkit train erap")
+    train_cli.add_arguments(parser)
+    with pytest.warns(FutureWarning, match="--similarity-floor is now called --similarity-min"):
+        args = parser.parse_args(["--table", "pairs.csv", "-o", "out", "--similarity-floor", "0.25"])
+    assert args.similarity_min == 0.25
+    assert args.device == "auto"

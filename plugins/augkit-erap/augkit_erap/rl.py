@@ -62,7 +62,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from augkit.plugin import InvalidParameterError, MissingDependencyError, RowSeeder, UsageError
+from augkit.plugin import InvalidParameterError, MissingDependencyError, RowSeeder, UsageError, renamed_keywords
 
 from augkit_erap.adversary import DEFAULT_ADVERSARY_LEARNING_RATE, DEFAULT_ADVERSARY_MODEL, HypothesisOnlyClassifier
 from augkit_erap.relations import CONTROL_TOKENS, checked_relation, controlled_input, has_control_tokens
@@ -70,6 +70,7 @@ from augkit_erap.reward import (
     ALPHA,
     BETA,
     DELTA,
+    RENAMED_WINDOW,
     SIMILARITY_CEILING,
     SIMILARITY_FLOOR,
     ErapEvaluator,
@@ -96,7 +97,7 @@ class RLSettings:
     them, documented choices where it does not.
 
     From the paper: ``alpha``, ``beta``, ``delta`` (equation 5: 0.4, 0.4, 0.2),
-    ``similarity_floor`` and ``similarity_ceiling`` (footnote 1: 0.3, 0.98), ``rollouts``
+    ``similarity_min`` and ``similarity_max`` (footnote 1: 0.3, 0.98), ``rollouts``
     (n = 2 sampled completions per prefix).
 
     Not given by the paper:
@@ -139,8 +140,8 @@ class RLSettings:
     alpha: float = ALPHA
     beta: float = BETA
     delta: float = DELTA
-    similarity_floor: float = SIMILARITY_FLOOR
-    similarity_ceiling: float = SIMILARITY_CEILING
+    similarity_min: float = SIMILARITY_FLOOR
+    similarity_max: float = SIMILARITY_CEILING
     adversary_every: int = 1
     adversary_learning_rate: float = DEFAULT_ADVERSARY_LEARNING_RATE
     weight_decay: float = 0.0
@@ -159,7 +160,7 @@ class RLSettings:
             self,
             positive=("learning_rate", "batch_size", "epochs", "num_beams", "rollouts", "max_new_tokens", "adversary_every",
                       "max_grad_norm", "max_rollout_rows", "save_steps", "save_total_limit", "adam_epsilon"),
-            non_negative=("alpha", "beta", "delta", "similarity_floor", "similarity_ceiling", "adversary_learning_rate",
+            non_negative=("alpha", "beta", "delta", "similarity_min", "similarity_max", "adversary_learning_rate",
                           "weight_decay"),
         )
         if not 0 < self.gamma <= 1:
@@ -172,7 +173,7 @@ class RLSettings:
     def weights(self) -> RewardWeights:
         """Equation 5's weights and footnote 1's window as :class:`RewardWeights`."""
         try:
-            return RewardWeights(self.alpha, self.beta, self.delta, self.similarity_floor, self.similarity_ceiling)
+            return RewardWeights(self.alpha, self.beta, self.delta, self.similarity_min, self.similarity_max)
         except InvalidParameterError as error:
             raise UsageError(str(error)) from None
 
@@ -184,6 +185,9 @@ class RLSettings:
         if self.max_steps > 0:
             return self.max_steps
         return max(1, math.ceil(self.epochs * self.steps_per_epoch(examples)))
+
+
+RLSettings.__init__ = renamed_keywords(RENAMED_WINDOW, "RLSettings")(RLSettings.__init__)
 
 
 def token_returns(scores: Sequence[float], gamma: float) -> tuple[list[float], list[float]]:

@@ -69,7 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="filters that drop candidates whose meaning plainly changed, before step (a) "
                              f"(default: {','.join(DEFAULT_SCREENS)}; 'none' gives the thesis' selection exactly)")
     parser.add_argument("--encoder", default=None, help="sentence-transformers model of both steps (default: all-MiniLM-L6-v2, packaged)")
-    parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default: cpu)")
+    parser.add_argument("--device", default="auto", help="auto (CUDA when torch sees a GPU), cpu, cuda or cuda:N (default: auto)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     parser.add_argument("--candidates", default=None, metavar="FILE",
                         help="also write every candidate with its scores and status (accepted or why not) to FILE")
