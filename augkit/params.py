@@ -14,7 +14,9 @@ import difflib
 import functools
 import inspect
 import math
+import os
 import re
+import sys
 import typing
 import warnings
 import weakref
@@ -126,13 +128,14 @@ def with_current_names(cls: type, owner: str, params: Mapping[str, Any]) -> dict
     """``params`` with every old parameter name the class declares renamed
     (``renamed_parameters = {"old": "new"}``) replaced by its new name, with a
     ``FutureWarning`` saying so; giving both the old and the new name is an error."""
-    return current_names(getattr(cls, "renamed_parameters", None) or {}, owner, params, stacklevel=4)
+    return current_names(getattr(cls, "renamed_parameters", None) or {}, owner, params)
 
 
-def current_names(renamed: Mapping[str, str], owner: str, params: Mapping[str, Any], *, stacklevel: int = 3) -> dict[str, Any]:
+def current_names(renamed: Mapping[str, str], owner: str, params: Mapping[str, Any]) -> dict[str, Any]:
     """``params`` with each old name of ``renamed`` (``{"old": "new"}``) replaced by its new
     name, with one ``FutureWarning`` per old name ("``owner``: parameter 'k' is now called
-    'num_return'", pointing ``stacklevel`` frames up); giving both names is an error. The one
+    'num_return'", pointing at the first line outside augkit: the caller's, whether it built
+    the step itself or through ``augkit.augment``); giving both names is an error. The one
     rule behind renamed parameters of classes, functions (:func:`renamed_keywords`) and
     command-line flags (:class:`RenamedFlag`)."""
     current = dict(params)
@@ -141,9 +144,22 @@ def current_names(renamed: Mapping[str, str], owner: str, params: Mapping[str, A
             continue
         if new in current:
             raise InvalidParameterError(f"{owner}: parameter {old!r} is now called {new!r}; give only {new!r}")
-        warnings.warn(f"{owner}: parameter {old!r} is now called {new!r}", RenamedWarning, stacklevel=stacklevel)
+        warnings.warn(f"{owner}: parameter {old!r} is now called {new!r}", RenamedWarning, stacklevel=_outside_augkit())
         current[new] = current.pop(old)
     return current
+
+
+#: augkit's own folder: a warning about the caller's input points past its frames.
+_AUGKIT_FOLDER = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _outside_augkit() -> int:
+    """The ``stacklevel`` of the first frame outside augkit, for a warning given by this
+    function's caller."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_AUGKIT_FOLDER):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def renamed_keywords(renamed: Mapping[str, str], owner: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -164,7 +180,7 @@ def renamed_keywords(renamed: Mapping[str, str], owner: str) -> Callable[[Callab
     def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(function)
         def accepting_old_names(*args: Any, **kwargs: Any) -> Any:
-            return function(*args, **current_names(renamed, owner, kwargs, stacklevel=4))
+            return function(*args, **current_names(renamed, owner, kwargs))
 
         return accepting_old_names
 

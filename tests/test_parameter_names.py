@@ -290,3 +290,9 @@ def test_erap_rl_reward_window_is_similarity_min_and_max_with_the_old_names_and_
         args = parser.parse_args(["--table", "pairs.csv", "-o", "out", "--similarity-floor", "0.25"])
     assert args.similarity_min == 0.25
     assert args.device == "auto"
+
+
+def test_an_old_name_given_to_augment_warns_at_the_callers_line():
+    with pytest.warns(FutureWarning, match="'min_ratio' is now called 'min'") as caught:
+        augkit.augment(["how do i top up my card"], "eda|length(min_ratio=0.3)", n=1, seed=0)
+    assert [w.filename for w in caught if "min_ratio" in str(w.message)] == [__file__]
