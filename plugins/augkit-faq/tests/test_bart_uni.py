@@ -133,7 +133,7 @@ def test_augkit_faq_takes_the_flag_with_protaugments_probability_by_default(tiny
     faq = tmp_path / "faq.csv"
     pd.DataFrame({"q": questions[:3], "a": ["an answer"] * 3}).to_csv(faq, index=False)
     assert main(["faq", str(faq), "-q", "q", "-a", "a", "-g", str(tiny_t5), "-o", str(tmp_path / "out.csv"),
-                 "--max-length", "8", "--forbid-source-unigrams", "--screens", "none"]) == 0
+                 "--max-new-tokens", "8", "--forbid-source-unigrams", "--screens", "none"]) == 0
     assert calls[-1]["forbid_source_unigrams"] == BART_UNI_PROBABILITY
     assert main(["faq", str(faq), "-q", "q", "-a", "a", "-g", str(tiny_t5), "-o", str(tmp_path / "out2.csv"),
                  "--forbid-source-unigrams", "1.5"]) == 2
