@@ -198,9 +198,9 @@ def test_a_job_recorded_with_old_parameter_names_resumes_with_the_new_ones(share
     of the day); the same command, or one with the new names, resumes it."""
     import json
 
-    from augkit.cli import main
-
     import pandas as pd
+
+    from augkit.cli import main
 
     folder = shared_data / "banking77" / "jianguoz" / "valid"
     texts = (folder / "seq.in").read_text(encoding="utf-8").splitlines()[:200]
@@ -212,7 +212,7 @@ def test_a_job_recorded_with_old_parameter_names_resumes_with_the_new_ones(share
     reference = tmp_path / "reference.csv"
     assert main([*arguments, "-o", str(reference)]) == 0
 
-    import augkit.table_stream as table_stream
+    from augkit import table_stream
 
     written = []
 
