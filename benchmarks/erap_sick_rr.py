@@ -70,7 +70,7 @@ def paraphrase_run(oracle: str, per_relation: int, seed: int) -> dict:
         started = time.perf_counter()
         outputs, sources, references, relations = [], [], [], []
         for relation, rows in test.groupby("relation"):
-            made = augkit.augment(list(rows["source"]), "erap", n=1, seed=seed, sample_from=spec, k=k, relation=relation,
+            made = augkit.augment(list(rows["source"]), "erap", n=1, seed=seed, sample_from=spec, num_return=k, relation=relation,
                                   require_relation=False, oracle=oracle, device="cpu")
             for (_, row), out in zip(rows.iterrows(), made):
                 if out:

@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
             train = (args.data / BANKING77_TRAIN).read_text(encoding="utf-8").splitlines()
             folder = build_chat_model(scratch / "chat", train)
             with start_transformers_serve(folder) as served:
-                options = {"base_url": served.base_url, "model": served.model, "max_tokens": args.max_tokens}
+                options = {"base_url": served.base_url, "model": served.model, "max_new_tokens": args.max_tokens}
                 figures = measure_server("transformers", texts, options, args.repeats, scratch)
             results["servers"]["transformers serve"] = {
                 "model": "random Qwen2ForCausalLM from augkit.testing.build_chat_model (2 layers, 64 wide, BPE on BANKING77 train)",

@@ -44,7 +44,7 @@ print(json.dumps(str(build_shared(root, name, build))))
 
 
 def test_a_worker_keeps_augkits_cache_in_its_own_temporary_folder(tmp_path_factory):
-    from augkit.cache_root import cache_folder
+    from augkit.files.cache_root import cache_folder
 
     base = tmp_path_factory.getbasetemp()
     assert cache_folder("llm").is_relative_to(base), "a run would share ~/.cache/augkit with the user and other runs"

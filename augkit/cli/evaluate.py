@@ -31,7 +31,7 @@ def add_evaluate_parser(commands) -> None:
     evaluate.add_argument("--references", default=None, metavar="COLUMN", help="column of ORIGINAL with reference paraphrases; adds bleu_ref and ibleu")
     evaluate.add_argument("--alpha", type=float, default=None, help="iBLEU weight (default 0.8)")
     evaluate.add_argument("--paramac-betas", type=float, nargs=2, default=None, metavar=("B1", "B2"), help="ParaMac s_div weights (default 1 1)")
-    evaluate.add_argument("--device", default="cpu", help="device for the perplexity model (default: cpu)")
+    evaluate.add_argument("--device", default="auto", help="device for the perplexity model: auto (CUDA when torch sees a GPU), cpu, cuda (default: auto)")
     evaluate.add_argument("--encoding", default="utf-8",
                           help="encoding of ORIGINAL if CSV, TSV or JSONL (default utf-8; AUGMENTED, as augkit writes it, is UTF-8)")
     evaluate.add_argument("--allow-multiline", action="store_true",

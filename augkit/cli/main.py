@@ -27,6 +27,7 @@ from augkit.engine.process_tree import descendants
 from augkit.engine.termination import Terminated, terminate_like_interrupt
 from augkit.errors import AugkitError, UsageError
 from augkit.files.os_errors import describe_os_error
+from augkit.steps.params import RenamedWarning
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,7 +126,7 @@ def _show_warning_once():
         if key in shown:
             return
         shown.add(key)
-        if issubclass(category, RuntimeWarning) and str(message).startswith("augkit:"):
+        if (issubclass(category, RuntimeWarning) and str(message).startswith("augkit:")) or issubclass(category, RenamedWarning):
             print(f"augkit: warning: {str(message).removeprefix('augkit: ')}", file=sys.stderr)
         else:
             python_default(message, category, filename, lineno, file, line)

@@ -35,14 +35,14 @@ class BertScoreScorer(Scorer):
         bert-score's tuned layer for the models it lists (19 for ``roberta-large-mnli``),
         else the model's last layer.
     device : str
-        Where to run it: ``cpu``, ``cuda``, ``cuda:N`` or ``auto``.
+        Where to run it: ``auto`` (default: CUDA when torch sees a GPU, else the CPU), ``cpu``, ``cuda`` or ``cuda:N``.
     """
 
     name = "bertscore"
     scores = ("bertscore",)
     uses_model = True  # an encoder's token embeddings
 
-    def __init__(self, model: str = DEFAULT_BERTSCORE_MODEL, layer: int | None = None, device: str = "cpu"):
+    def __init__(self, model: str = DEFAULT_BERTSCORE_MODEL, layer: int | None = None, device: str = "auto"):
         check_model_and_device("bertscore", model, device, "an encoder's")
         if layer is not None and (isinstance(layer, bool) or not isinstance(layer, int) or layer < 0):
             raise InvalidParameterError(f"bertscore: layer must be None or an integer >= 0 (0: the embedding output), got {layer!r}")

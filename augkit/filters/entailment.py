@@ -34,7 +34,7 @@ class EntailmentFilter(Filter):
         A 3-class NLI pair classifier (hub id, ``id@revision`` or folder); None is
         ``FacebookAI/roberta-large-mnli``. Label names are read from its config.
     device : str
-        Where to run it: ``cpu``, ``cuda`` or ``auto``.
+        Where to run it: ``auto`` (default: CUDA when torch sees a GPU, else the CPU), ``cpu``, ``cuda`` or ``cuda:N``.
     drop : bool
         Drop candidates holding another relation (default); False keeps every candidate and
         only adds the score.
@@ -44,7 +44,7 @@ class EntailmentFilter(Filter):
     scores = ("entailment",)
     uses_model = True  # an NLI pair classifier
 
-    def __init__(self, keep: str | Sequence[str] = "equivalence", model: str | None = None, device: str = "cpu",
+    def __init__(self, keep: str | Sequence[str] = "equivalence", model: str | None = None, device: str = "auto",
                  drop: bool = True):
         self.keep = _relations(keep)
         if not isinstance(drop, bool):

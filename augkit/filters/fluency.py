@@ -45,7 +45,7 @@ class FluencyScorer(Scorer):
         A causal LM: hub id (``id@revision``), directory, or folder under
         ``$AUGKIT_MODEL_DIR`` (safetensors weights, no remote code). Default ``gpt2``.
     device : str
-        Where to run it: ``cpu``, ``cuda``, ``cuda:N`` or ``auto``.
+        Where to run it: ``auto`` (default: CUDA when torch sees a GPU, else the CPU), ``cpu``, ``cuda`` or ``cuda:N``.
     scale : str
         ``logprob`` (default): the mean token log-probability. ``paramac``: ParaMac's
         released code's ``sigmoid(4 / perplexity) - 0.5`` of it (0 to 0.5, higher is more
@@ -56,7 +56,7 @@ class FluencyScorer(Scorer):
     scores = ("fluency",)
     uses_model = True  # a causal language model
 
-    def __init__(self, model: str = DEFAULT_FLUENCY_MODEL, device: str = "cpu", scale: str = "logprob"):
+    def __init__(self, model: str = DEFAULT_FLUENCY_MODEL, device: str = "auto", scale: str = "logprob"):
         check_model_and_device("fluency", model, device, "a causal language model")
         if scale not in FLUENCY_SCALES:
             raise InvalidParameterError(f"fluency: scale must be one of {', '.join(FLUENCY_SCALES)}, got {scale!r}")

@@ -44,7 +44,7 @@ class LabelIntegrityFilter(Filter):
     model : str, optional
         Sentence-transformers model id or directory; None is all-MiniLM-L6-v2.
     device : str
-        Where to run the encoder: ``cpu``, ``cuda`` or ``auto``.
+        Where to run the encoder: ``auto`` (default: CUDA when torch sees a GPU, else the CPU), ``cpu``, ``cuda`` or ``cuda:N``.
     """
 
     name = "label_integrity"
@@ -53,7 +53,7 @@ class LabelIntegrityFilter(Filter):
     uses_model = True  # a sentence-transformers encoder
     renamed_parameters = {"strict": "own_source", "min_margin": "min"}
 
-    def __init__(self, own_source: bool = False, min: float = 0.0, model: str | None = None, device: str = "cpu"):  # noqa: A002
+    def __init__(self, own_source: bool = False, min: float = 0.0, model: str | None = None, device: str = "auto"):  # noqa: A002
         self.own_source = bool(own_source)
         self.min = float(min)
         self.model = model

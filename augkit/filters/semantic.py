@@ -33,7 +33,7 @@ class SemanticFilter(Filter):
     model : str, optional
         Sentence-transformers model id or directory; None is all-MiniLM-L6-v2.
     device : str
-        Where to run the encoder: ``cpu``, ``cuda`` or ``auto``.
+        Where to run the encoder: ``auto`` (default: CUDA when torch sees a GPU, else the CPU), ``cpu``, ``cuda`` or ``cuda:N``.
     drop : bool
         Drop candidates outside [min, max] (default); False keeps every candidate and only
         adds the score.
@@ -44,7 +44,7 @@ class SemanticFilter(Filter):
     uses_model = True  # a sentence-transformers encoder
 
     def __init__(
-        self, min: float = 0.8, max: float = 0.98, model: str | None = None, device: str = "cpu", drop: bool = True
+        self, min: float = 0.8, max: float = 0.98, model: str | None = None, device: str = "auto", drop: bool = True
     ):
         for label, value in (("min", min), ("max", max)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1 <= value <= 1:

@@ -12,6 +12,7 @@ only the text and label columns.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,7 @@ from augkit.adapters.provenance import SOURCE_COLUMN
 from augkit.api import build_pipeline, check_models_for_run
 from augkit.engine.run_options import RunOptions
 from augkit.engine.termination import Terminated, stop_if_terminated
-from augkit.errors import InputError, NothingAugmentedError, UsageError
+from augkit.errors import AugkitError, InputError, NothingAugmentedError, UsageError
 from augkit.files.atomic import file_digest
 from augkit.jobs.job_folder import (
     AugmentJob,
@@ -154,7 +155,8 @@ def _augment_file(job: FileJob) -> AugmentationReport:
            if job.protect or job.protect_column or not job.protect_codes else {}),
     }
     state = AugmentJob(folder, settings, resume=job.resume,
-                       describe_rows=lambda i: f"input rows {i * job.chunk_rows}-{(i + 1) * job.chunk_rows - 1}")
+                       describe_rows=lambda i: f"input rows {i * job.chunk_rows}-{(i + 1) * job.chunk_rows - 1}",
+                       same_setting=_same_method_spec)
     try:
         records = _augment_chunks(job, pipeline, state)
     except KeyboardInterrupt as stop:
@@ -303,6 +305,21 @@ def _local_chunks(pipeline: Any, chunk: Any, **options: Any) -> tuple[Any, Augme
     from augkit.adapters.frame import augment_frame
 
     return augment_frame(pipeline, chunk, **options)
+
+
+def _same_method_spec(key: str, recorded: Any, now: Any) -> bool:
+    """Whether a job's recorded method spec is today's spelled with old parameter names
+    (``backtranslation(k=2)``, now ``backtranslation(num_return=2)``): read again through
+    today's names it is the same pipeline, so the job resumes. The old names' warnings are
+    the user's command's to give, not the record's."""
+    if key != "method" or not isinstance(recorded, str):
+        return False
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            return build_pipeline(recorded, {}).spec == now
+    except AugkitError:
+        return False  # a method no longer installed, a spec no longer valid: not the same
 
 
 def _check_trace_location(job: FileJob) -> None:

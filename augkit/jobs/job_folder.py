@@ -77,12 +77,17 @@ def job_folder_for(output: Path) -> Path:
 class AugmentJob:
     """The job folder of one ``augkit augment`` run, locked by it; see the module docstring.
 
-    ``describe_rows(index)`` names the input rows chunk ``index`` covers, for messages.
+    ``describe_rows(index)`` names the input rows chunk ``index`` covers, for messages;
+    ``same_setting(key, recorded, now)`` says whether a recorded setting that differs from
+    today's is the same all the same (a method spec written with parameter names since
+    renamed).
     """
 
     def __init__(self, folder: Path, settings: dict[str, Any], *, resume: bool,
-                 describe_rows: Callable[[int], str] | None = None):
+                 describe_rows: Callable[[int], str] | None = None,
+                 same_setting: Callable[[str, Any, Any], bool] | None = None):
         self.folder = folder
+        self._same_setting = same_setting or (lambda key, recorded, now: False)
         self.resumed = False
         self._describe_rows = describe_rows or (lambda index: f"chunk {index}")
         settings = {**settings, "job_format": JOB_FORMAT}
@@ -110,7 +115,8 @@ class AugmentJob:
                     f"the interrupted run cannot be known: delete {self.folder} to start over"
                 ) from None
             different = sorted(k for k in set(previous_settings) | set(settings)
-                               if previous_settings.get(k) != settings.get(k))
+                               if previous_settings.get(k) != settings.get(k)
+                               and not self._same_setting(k, previous_settings.get(k), settings.get(k)))
             details = "; ".join(_describe_change(k, previous_settings.get(k), settings.get(k)) for k in different)
             if not resume:
                 which = "of this command" if not different else f"started with other arguments ({details})"

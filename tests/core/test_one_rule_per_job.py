@@ -105,7 +105,6 @@ def test_a_killed_checkpoint_writer_leaves_a_partial_folder_the_next_training_ru
     import sys
 
     from augkit.files.atomic import PARTIAL_SUFFIX
-
     from augkit.training import training_folder
 
     output = tmp_path / "model"
@@ -221,10 +220,10 @@ def trec_questions(shared_data):
 def test_every_adapter_refuses_a_wrong_column_with_the_one_message(trec_questions, tiny_encoder_dir, tmp_path, columns,
                                                                    message):
     import datasets
-    from augkit.jobs.file_augment import FileJob, augment_file
 
     import augkit
     from augkit.errors import AugkitError
+    from augkit.jobs.file_augment import FileJob, augment_file
 
     for method in ("eda", f"eda|label_integrity(model={tiny_encoder_dir!r})"):  # the second reads every row first
         named = {"text_column": "question", **columns}
@@ -253,9 +252,8 @@ def test_the_column_check_is_one_function_the_adapters_share():
 # -- one ranker ----------------------------------------------------------------------------------
 
 def test_top_k_is_the_ranker_on_raw_scores_under_its_own_name(shared_data):
-    from augkit.steps.candidate import Candidate
-
     from augkit.filters import RankFilter, TopKFilter
+    from augkit.steps.candidate import Candidate
 
     texts = (shared_data / "clinc150/jianguoz/valid/seq.in").read_text(encoding="utf-8").splitlines()[:6]
     scores = [(0.91, 0.10), (0.74, 0.42), (0.88, 0.35), (0.60, 0.05), (0.91, 0.10), (0.83, 0.51)]

@@ -42,14 +42,14 @@ NON_ASCII_REASON = ("backtranslation: round trip lost a letter outside ASCII tha
 
 
 class BackTranslation(augkit.Augmenter):
-    """Back-translation: translate into a pivot language and back; k² beams, dual-scored.
+    """Back-translation: translate into a pivot language and back; num_return² beams, dual-scored.
 
-    With ``engine="transformers"`` each pivot's forward model returns ``k`` translations
-    (``num_beams`` beams) and the backward model returns ``k`` back-translations of each,
-    up to k² candidates per pivot. Candidates are ranked by their dual score per token
-    (``scoring``), and the best ``n`` that are neither copies of the source nor closer
-    to it than ``min_edit_ratio`` are kept; the score is the ``augkit_round_trip_score``
-    column. ``engine="bergamot"`` (the default, offline, no torch) translates through
+    With ``engine="transformers"`` each pivot's forward model returns ``num_return``
+    translations (``num_beams`` beams) and the backward model returns ``num_return``
+    back-translations of each, up to num_return² candidates per pivot. Candidates are
+    ranked by their dual score per token (``scoring``), and the best ``n`` that are neither
+    copies of the source nor closer to it than ``min_edit_ratio`` are kept; the score is the
+    ``augkit_round_trip_score`` column. ``engine="bergamot"`` (the default, offline, no torch) translates through
     Portuguese with the embedded Bergamot models: one candidate per text, no scores.
 
     Protected spans (``protect=``, ``protect_column=``, the codes protected by default) and
@@ -71,15 +71,16 @@ class BackTranslation(augkit.Augmenter):
         English->pivot model id or directory; ``{pivot}`` is replaced by the code.
     backward_model : str
         Pivot->English model id or directory; ``{pivot}`` is replaced by the code.
-    k : int
-        Sequences kept from each translation step (k² candidates per pivot).
+    num_return : int
+        Sequences kept from each translation step (num_return² candidates per pivot); ``k``
+        until augkit 0.3.
     num_beams : int
-        Beam size of each step (at least ``k``); 4, the MT-parabank paper's decoder beam.
-    sample : bool
-        Sample ``k`` sequences per step (nucleus sampling) instead of beam search: more
+        Beam size of each step (at least ``num_return``); 4, the MT-parabank paper's decoder beam.
+    do_sample : bool
+        Sample ``num_return`` sequences per step (nucleus sampling) instead of beam search: more
         diverse, reproducible per text and seed, but decoded one text at a time.
     top_p : float
-        Nucleus mass when ``sample`` is true.
+        Nucleus mass when ``do_sample`` is true.
     scoring : str
         ``dual`` (forward + reverse probabilities, per token), ``forward`` (generation
         probabilities only) or ``none`` (beam order, no score column).
@@ -115,6 +116,8 @@ class BackTranslation(augkit.Augmenter):
     """
 
     name = "backtranslation"
+    #: augkit's one name per idea (docs/plugin-authors.md): the old names work until 0.3
+    renamed_parameters = {"k": "num_return", "sample": "do_sample"}
     scores = (SCORE_NAME,)
     uses_model = True  # translation models, Bergamot's or Hugging Face's
     protects = True  # protected spans travel as placeholders
@@ -125,9 +128,9 @@ class BackTranslation(augkit.Augmenter):
         pivots: str | Sequence[str] | None = None,
         forward_model: str = DEFAULT_FORWARD_MODEL,
         backward_model: str = DEFAULT_BACKWARD_MODEL,
-        k: int = 4,
+        num_return: int = 4,
         num_beams: int = 4,
-        sample: bool = False,
+        do_sample: bool = False,
         top_p: float = 0.9,
         scoring: str = "dual",
         min_edit_ratio: float = MIN_EDIT_RATIO,
@@ -146,7 +149,7 @@ class BackTranslation(augkit.Augmenter):
             raise augkit.InvalidParameterError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
         if scoring not in SCORINGS:
             raise augkit.InvalidParameterError(f"scoring must be one of {', '.join(SCORINGS)}, got {scoring!r}")
-        for name, value in (("k", k), ("num_beams", num_beams), ("token_budget", token_budget)):
+        for name, value in (("num_return", num_return), ("num_beams", num_beams), ("token_budget", token_budget)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise augkit.InvalidParameterError(f"{name} must be an integer >= 1, got {value!r}")
         if isinstance(min_edit_ratio, bool) or not isinstance(min_edit_ratio, (int, float)) or min_edit_ratio < 0:
@@ -157,9 +160,9 @@ class BackTranslation(augkit.Augmenter):
         self.pivots = pivots
         self.forward_model = forward_model
         self.backward_model = backward_model
-        self.k = k
+        self.num_return = num_return
         self.num_beams = num_beams
-        self.sample = sample
+        self.do_sample = do_sample
         self.top_p = top_p
         self.scoring = scoring
         self.min_edit_ratio = min_edit_ratio
@@ -206,7 +209,7 @@ class BackTranslation(augkit.Augmenter):
                 self._warned_single_candidate = True
                 warnings.warn(
                     "augkit: the bergamot engine gives one back-translation per text; asked for "
-                    f"n={n}. Use engine=transformers (k² beams per pivot) for more.",
+                    f"n={n}. Use engine=transformers (num_return² beams per pivot) for more.",
                     RuntimeWarning, stacklevel=2,
                 )
             found = engine.round_trip([m.text for m in masked])
@@ -243,7 +246,7 @@ class BackTranslation(augkit.Augmenter):
                 self._engine = BergamotEngine(threads=self.threads)
             else:
                 settings = GenerationSettings(
-                    k=self.k, num_beams=max(self.num_beams, self.k), sample=self.sample, top_p=self.top_p,
+                    k=self.num_return, num_beams=max(self.num_beams, self.num_return), sample=self.do_sample, top_p=self.top_p,
                     max_new_tokens=self.max_new_tokens, max_input_tokens=self.max_input_tokens,
                     token_budget=self.token_budget,
                 )

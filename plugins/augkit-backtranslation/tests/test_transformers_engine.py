@@ -73,7 +73,7 @@ def test_forward_scoring_uses_only_the_generation_terms(model_templates, tiny_ma
 
 
 def augment_frame(frame, templates, **options):
-    params = dict(engine="transformers", pivots="xx", forward_model=templates[0], backward_model=templates[1], k=2, device="cpu")
+    params = dict(engine="transformers", pivots="xx", forward_model=templates[0], backward_model=templates[1], num_return=2, device="cpu")
     params.update(options.pop("params", {}))
     return augkit.augment(frame, "backtranslation", seed=0, label_column="label", **params, **options)
 
@@ -119,10 +119,10 @@ def test_sampling_on_the_ctranslate2_runtime_follows_the_seed_whatever_the_batch
     clear_model_cache()
     frame = banking77_10shot.head(6)
     # random tiny models often loop ("top come top come"): kept, so that every row has candidates to seed
-    params = {"runtime": "ctranslate2", "compute_type": "float32", "sample": True, "max_new_tokens": 12, "refuse_loops": False}
+    params = {"runtime": "ctranslate2", "compute_type": "float32", "do_sample": True, "max_new_tokens": 12, "refuse_loops": False}
     sampled = augment_frame(frame, model_templates, n=2, params=params)
     assert sampled.equals(augment_frame(frame, model_templates, n=2, batch_size=2, params=params))
-    assert not sampled.equals(augment_frame(frame, model_templates, n=2, params={**params, "sample": False}))
+    assert not sampled.equals(augment_frame(frame, model_templates, n=2, params={**params, "do_sample": False}))
     assert (sampled["augkit_method"] == "backtranslation").sum() > len(frame)
 
 
@@ -138,7 +138,7 @@ def test_an_edit_ratio_nothing_reaches_leaves_the_rows_unaugmented_and_says_why(
     frame = banking77_10shot.head(3)
     out, report = augkit.augment_with_report(
         frame, "backtranslation", n=2, seed=0, engine="transformers", pivots="xx", forward_model=model_templates[0],
-        backward_model=model_templates[1], k=2, device="cpu", min_edit_ratio=50.0,
+        backward_model=model_templates[1], num_return=2, device="cpu", min_edit_ratio=50.0,
     )
     assert out["text"].tolist() == frame["text"].tolist()
     assert sum(report.without_augmentation.values()) == 3
@@ -150,7 +150,7 @@ def test_an_edit_ratio_nothing_reaches_leaves_the_rows_unaugmented_and_says_why(
         ({"engine": "marian"}, "engine must be one of"),
         ({"engine": "bergamot", "pivots": "fr"}, "only through Portuguese"),
         ({"scoring": "best"}, "scoring must be one of"),
-        ({"k": 0}, "k must be an integer"),
+        ({"num_return": 0}, "num_return must be an integer"),
         ({"engine": "transformers", "pivots": ""}, "pivots must be language codes"),
         ({"engine": "transformers", "runtime": "onnx"}, "runtime must be one of transformers, ctranslate2"),
     ],

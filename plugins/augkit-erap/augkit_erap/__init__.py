@@ -10,14 +10,15 @@ Importing this package loads no model library.
 from __future__ import annotations
 
 import augkit
-from augkit_erap.augmenter import Erap
+from augkit.plugin import renamed_module_names
+from augkit_erap.augmenter import ERAP
 
-__all__ = ["Erap"]
+__all__ = ["ERAP"]
 
 
 @augkit.hookimpl
 def register_augmenters(register):
-    register(Erap)
+    register(ERAP)
 
 
 @augkit.hookimpl
@@ -32,3 +33,6 @@ def register_training_targets(register):
     from augkit_erap import train_cli  # light: loads no torch, transformers or pandas
 
     register("erap", train_cli.add_arguments, train_cli.run, help=train_cli.HELP)  # `augkit train erap`
+
+#: Old class names, importable until augkit 0.3 (docs/plugin-authors.md, "One name per idea").
+__getattr__ = renamed_module_names(__name__, {"Erap": "ERAP"}, globals())

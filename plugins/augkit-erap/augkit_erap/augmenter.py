@@ -5,7 +5,7 @@ Two ways to get the paraphrases:
 
 - ``generator=DIR``: a seq2seq paraphraser trained by ``augkit train erap``, told the relation
   by a control token (ERAP's generator);
-- ``sample_from=METHOD``: ``k`` samples of any installed method or pipeline (back-translation,
+- ``sample_from=METHOD``: ``num_return`` samples of any installed method or pipeline (back-translation,
   EDA, ...), re-ranked by ERAP's reward for the relation (equation 5: the NLI oracle's
   likelihood of the relation, similarity, diversity; the RR baselines of section 4.1).
 
@@ -33,6 +33,7 @@ from augkit.plugin import (
     draw_seed,
     low_bits,
     needs_within,
+    renamed_module_names,
     repetition_loop,
     spans_kept_first,
 )
@@ -59,7 +60,7 @@ REPETITION_REASON = ("erap: every paraphrase fell into a repetition loop (a phra
                      "refuse_loops=false keeps such candidates")
 
 
-class Erap(Augmenter):
+class ERAP(Augmenter):
     """Entailment-relation-aware paraphrasing (ERAP, Sancheti et al. 2022).
 
     Parameters
@@ -71,11 +72,11 @@ class Erap(Augmenter):
     generator : str, optional
         A relation-controlled seq2seq model (folder or hub id) made by ``augkit train erap``.
     sample_from : str, optional
-        Re-ranking mode (RR): any installed method or pipeline string whose ``k`` samples per
+        Re-ranking mode (RR): any installed method or pipeline string whose ``num_return`` samples per
         text are ranked by ERAP's reward (``"backtranslation"``, ``"backtranslation+eda"``).
         One of ``generator`` and ``sample_from`` is needed.
-    k : int
-        Samples per text to re-rank (the paper: 1, 5, 10, 20).
+    num_return : int
+        Samples per text to re-rank (the paper: 1, 5, 10, 20); ``k`` until augkit 0.3.
     require_relation : bool
         In re-ranking, keep only samples the oracle finds holding the relation (default; label
         safety for NLI pairs); False keeps the best by reward whatever their relation, as the
@@ -103,7 +104,7 @@ class Erap(Augmenter):
         The label value meaning "entails" (every other value is "does not entail").
     num_beams : int
         Beam width of ``generator`` (at least ``n``).
-    sample : bool
+    do_sample : bool
         Nucleus sampling from ``generator`` instead of beam search, seeded per row.
     top_p : float
         Nucleus mass when sampling.
@@ -122,6 +123,8 @@ class Erap(Augmenter):
     """
 
     name = "erap"
+    #: augkit's one name per idea (docs/plugin-authors.md): the old names work until 0.3
+    renamed_parameters = {"k": "num_return", "sample": "do_sample"}
     uses_model = True
     text_name = "hypothesis"
     optional_rewrites_columns = (PREMISE,)
@@ -131,7 +134,7 @@ class Erap(Augmenter):
         relation: str = EQUIVALENCE,
         generator: str | None = None,
         sample_from: str | None = None,
-        k: int = RERANK_K,
+        num_return: int = RERANK_K,
         require_relation: bool = True,
         aware: bool = True,
         oracle: str | None = None,
@@ -143,7 +146,7 @@ class Erap(Augmenter):
         projection: str = "paper",
         entailment_label: str = "ENTAILMENT",
         num_beams: int = 4,
-        sample: bool = False,
+        do_sample: bool = False,
         top_p: float = 0.9,
         max_new_tokens: int | None = None,
         refuse_loops: bool = True,
@@ -152,7 +155,7 @@ class Erap(Augmenter):
         self.relation = checked_relation(relation)
         if generator is not None and sample_from is not None:
             raise InvalidParameterError("give generator (ERAP's own model) or sample_from (re-ranking another method), not both")
-        for flag, value in (("require_relation", require_relation), ("aware", aware), ("sample", sample)):
+        for flag, value in (("require_relation", require_relation), ("aware", aware), ("do_sample", do_sample)):
             if not isinstance(value, bool):
                 raise InvalidParameterError(f"{flag} must be True or False, got {value!r}")
         if not aware and sample_from is None:
@@ -163,7 +166,7 @@ class Erap(Augmenter):
 
             warn_if_trained_with_warnings(generator, method=self.name)  # a folder of `augkit train erap`
         self.sample_from = sample_from
-        self.k = check_int("k", k, minimum=1)
+        self.num_return = check_int("num_return", num_return, minimum=1)
         self.require_relation = require_relation
         self.aware = aware
         self.oracle = oracle
@@ -174,7 +177,7 @@ class Erap(Augmenter):
         self.projection = checked_projection(projection)
         self.entailment_label = str(entailment_label)
         self.num_beams = check_int("num_beams", num_beams, minimum=1)
-        self.sample = sample
+        self.do_sample = do_sample
         self.top_p = top_p
         self.max_new_tokens = max_new_tokens
         self.refuse_loops = check_bool("refuse_loops", refuse_loops)
@@ -209,10 +212,10 @@ class Erap(Augmenter):
     def source(self) -> ControlledGenerator | MethodSamples:
         if self._source is None:
             if self.generator is not None:
-                self._source = ControlledGenerator(self.generator, num_beams=self.num_beams, sample=self.sample,
+                self._source = ControlledGenerator(self.generator, num_beams=self.num_beams, sample=self.do_sample,
                                                    top_p=self.top_p, max_new_tokens=self.max_new_tokens, device=self.device)
             elif self.sample_from is not None:
-                self._source = MethodSamples(self.sample_from, self.k)
+                self._source = MethodSamples(self.sample_from, self.num_return)
             else:
                 raise InputError(NO_GENERATOR)
         return self._source
@@ -356,3 +359,5 @@ def _no_relation(relation: str) -> str:
     return (f"erap: no sample holds the relation {relation!r} by the oracle; require_relation=false keeps the best "
             "by reward whatever its relation")
 
+#: Old class names, importable until augkit 0.3 (docs/plugin-authors.md, "One name per idea").
+__getattr__ = renamed_module_names(__name__, {"Erap": "ERAP"}, globals())

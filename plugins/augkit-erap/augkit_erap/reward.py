@@ -22,12 +22,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from augkit.plugin import PARAPHRASE_RELATIONS, InvalidParameterError
+from augkit.plugin import PARAPHRASE_RELATIONS, InvalidParameterError, renamed_keywords
 
 #: Equation 5's weights (section 2.3).
 ALPHA, BETA, DELTA = 0.4, 0.4, 0.2
-#: Footnote 1: similarity outside [floor, ceiling] zeroes every score.
+#: Footnote 1: similarity outside [min, max] zeroes every score.
 SIMILARITY_FLOOR, SIMILARITY_CEILING = 0.3, 0.98
+#: augkit's one name per idea (docs/plugin-authors.md): bounds are min and max; the old
+#: names of the window work, with a warning, until augkit 0.3.
+RENAMED_WINDOW = {"similarity_floor": "similarity_min", "similarity_ceiling": "similarity_max"}
 
 #: A similarity scorer: one value per (source, candidate) pair, higher is closer.
 SimilarityScorer = Callable[[Sequence[str], Sequence[str]], Sequence[float]]
@@ -47,18 +50,21 @@ class RewardWeights:
     alpha: float = ALPHA
     beta: float = BETA
     delta: float = DELTA
-    similarity_floor: float = SIMILARITY_FLOOR
-    similarity_ceiling: float = SIMILARITY_CEILING
+    similarity_min: float = SIMILARITY_FLOOR
+    similarity_max: float = SIMILARITY_CEILING
 
     def __post_init__(self) -> None:
-        for name in ("alpha", "beta", "delta", "similarity_floor", "similarity_ceiling"):
+        for name in ("alpha", "beta", "delta", "similarity_min", "similarity_max"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
                 raise InvalidParameterError(f"{name} must be a finite number >= 0, got {value!r}")
-        if self.similarity_floor > self.similarity_ceiling:
+        if self.similarity_min > self.similarity_max:
             raise InvalidParameterError(
-                f"similarity_floor ({self.similarity_floor}) must not exceed similarity_ceiling ({self.similarity_ceiling})"
+                f"similarity_min ({self.similarity_min}) must not exceed similarity_max ({self.similarity_max})"
             )
+
+
+RewardWeights.__init__ = renamed_keywords(RENAMED_WINDOW, "RewardWeights")(RewardWeights.__init__)
 
 
 @dataclass(frozen=True)
@@ -84,7 +90,7 @@ def combine(consistency: float, penalty: float, similarity: float, diversity: fl
     >>> combine(0.9, 0.0, 0.99, 0.5).reward  # a near copy: nothing
     0.0
     """
-    kept = similarity if weights.similarity_floor <= similarity <= weights.similarity_ceiling else 0.0
+    kept = similarity if weights.similarity_min <= similarity <= weights.similarity_max else 0.0
     if kept <= 0:
         return RewardParts(0.0, 0.0, 0.0, 0.0, 0.0, float(similarity))
     reward = weights.alpha * (consistency - penalty) + weights.beta * kept + weights.delta * diversity

@@ -69,6 +69,7 @@ from augkit.plugin import (
     UsageError,
     draw_seed,
     generator,
+    renamed_keywords,
     seeded_torch,
 )
 from augkit_erap.adversary import (
@@ -86,6 +87,7 @@ from augkit_erap.reward import (
     ALPHA,
     BETA,
     DELTA,
+    RENAMED_WINDOW,
     SIMILARITY_CEILING,
     SIMILARITY_FLOOR,
     ErapEvaluator,
@@ -112,7 +114,7 @@ class RLSettings(TrainerSettings):
     them, documented choices where it does not.
 
     From the paper: ``alpha``, ``beta``, ``delta`` (equation 5: 0.4, 0.4, 0.2),
-    ``similarity_floor`` and ``similarity_ceiling`` (footnote 1: 0.3, 0.98), ``rollouts``
+    ``similarity_min`` and ``similarity_max`` (footnote 1: 0.3, 0.98), ``rollouts``
     (n = 2 sampled completions per prefix).
 
     Not given by the paper:
@@ -156,8 +158,8 @@ class RLSettings(TrainerSettings):
     alpha: float = ALPHA
     beta: float = BETA
     delta: float = DELTA
-    similarity_floor: float = SIMILARITY_FLOOR
-    similarity_ceiling: float = SIMILARITY_CEILING
+    similarity_min: float = SIMILARITY_FLOOR
+    similarity_max: float = SIMILARITY_CEILING
     adversary_every: int = 1
     adversary_learning_rate: float = DEFAULT_ADVERSARY_LEARNING_RATE
     max_rollout_rows: int = 512
@@ -165,7 +167,7 @@ class RLSettings(TrainerSettings):
 
     POSITIVE = (*TrainerSettings.POSITIVE, "num_beams", "rollouts", "max_new_tokens", "adversary_every", "max_grad_norm",
                 "max_rollout_rows", "adam_epsilon")
-    NON_NEGATIVE = (*TrainerSettings.NON_NEGATIVE, "alpha", "beta", "delta", "similarity_floor", "similarity_ceiling",
+    NON_NEGATIVE = (*TrainerSettings.NON_NEGATIVE, "alpha", "beta", "delta", "similarity_min", "similarity_max",
                     "adversary_learning_rate")
 
     def check_own(self) -> None:
@@ -177,7 +179,7 @@ class RLSettings(TrainerSettings):
     def weights(self) -> RewardWeights:
         """Equation 5's weights and footnote 1's window as :class:`RewardWeights`."""
         try:
-            return RewardWeights(self.alpha, self.beta, self.delta, self.similarity_floor, self.similarity_ceiling)
+            return RewardWeights(self.alpha, self.beta, self.delta, self.similarity_min, self.similarity_max)
         except InvalidParameterError as error:
             raise UsageError(str(error)) from None
 
@@ -189,6 +191,9 @@ class RLSettings(TrainerSettings):
         if self.max_steps > 0:
             return self.max_steps
         return max(1, math.ceil(self.epochs * self.steps_per_epoch(examples)))
+
+
+RLSettings.__init__ = renamed_keywords(RENAMED_WINDOW, "RLSettings")(RLSettings.__init__)
 
 
 def token_returns(scores: Sequence[float], gamma: float) -> tuple[list[float], list[float]]:

@@ -97,7 +97,7 @@ class MethodSamples:
         placeholders) and checked by its pipeline's ``protected`` step. The method's warnings
         about the count it was asked for name ``k``, which the user set (not the run's ``n``)."""
         out = []
-        with n_named_as(self.k, f"k={self.k} samples per text (erap's k)"):
+        with n_named_as(self.k, f"num_return={self.k} samples per text (erap's num_return)"):
             for index, (text, seed) in enumerate(zip(texts, seeds, strict=True)):
                 context = None if protected is None else BatchContext(protected=[protected[index]])
                 candidates, reasons = self.pipeline.run([text], self.k, seed, context)

@@ -24,12 +24,14 @@ from typing import Any
 
 from augkit.plugin import (
     DEFAULT_NLI_MODEL,
+    RenamedFlag,
     UsageError,
     add_settings_options,
     say_progress,
     settings_given,
 )
 from augkit_erap.pretraining import DEFAULT_BASE_MODEL, LABELLED_PAIRS, PretrainSettings
+from augkit_erap.reward import RENAMED_WINDOW
 from augkit_erap.rl import RLSettings
 
 HELP = "train ERAP's relation-controlled paraphrase generator: oracle-labelled pre-training, then RL (Sancheti et al. 2022)"
@@ -64,8 +66,8 @@ _RL_HELP = {
     "alpha": "rl: weight of relation consistency minus the adversary's penalty (equation 5)",
     "beta": "rl: weight of similarity (equation 5)",
     "delta": "rl: weight of diversity (equation 5)",
-    "similarity_floor": "rl: similarity below this zeroes the reward (footnote 1)",
-    "similarity_ceiling": "rl: similarity above this (a copy) zeroes the reward (footnote 1)",
+    "similarity_min": "rl: similarity below this zeroes the reward (footnote 1)",
+    "similarity_max": "rl: similarity above this (a copy) zeroes the reward (footnote 1)",
     "adversary_every": "rl: train the adversary after every this many generator steps",
     "adversary_learning_rate": "rl: the adversary's learning rate",
     "max_rollout_rows": "rl: sampled rows per generate call (a memory bound)",
@@ -128,13 +130,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-minutes", type=float, default=None,
                         help="stop at the first step past this many minutes (the oracle's labelling included), with a "
                              "checkpoint --resume continues from (default: no limit)")
-    parser.add_argument("--device", default="cpu", help="cpu, cuda or auto, for the generator and the oracle (default: cpu)")
+    parser.add_argument("--device", default="auto", help="auto (CUDA when torch sees a GPU), cpu, cuda or cuda:N, for the generator and the oracle (default: auto)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bars (default: when standard error is a terminal)")
     defaults, helps, types = _settings_options()
     # default None (given_only): the stage run fills what is not given, and an option of the
     # other stage can be told apart and refused
     add_settings_options(parser, defaults, helps, types=types, given_only=True)
+    for old, new in RENAMED_WINDOW.items():  # their old names, until augkit 0.3
+        parser.add_argument(f"--{old.replace('_', '-')}", dest=new, type=float, action=RenamedFlag,
+                            new_flag=f"--{new.replace('_', '-')}", help=argparse.SUPPRESS)
 
 
 def run(args: argparse.Namespace) -> int:

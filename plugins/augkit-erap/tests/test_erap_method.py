@@ -5,9 +5,11 @@ by its rule), identically whatever the batch, through the Python API and the com
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
-from augkit_erap.augmenter import Erap
+from augkit_erap.augmenter import ERAP
 from augkit_erap.projection import TABLE_6
 from augkit_erap.relations import CONTROL_TOKENS
 from augkit_erap.reward import ErapEvaluator, minilm_similarity
@@ -70,7 +72,7 @@ def test_the_relation_token_leads_the_generators_input_and_changes_its_output(ti
 
 def test_reranking_orders_samples_by_equation_5(models, sick):
     texts = list(sick[P][:8])
-    erap = Erap(sample_from="eda", k=6, relation="forward", require_relation=False, **models)
+    erap = ERAP(sample_from="eda", num_return=6, relation="forward", require_relation=False, **models)
     best = augkit.augment(texts, erap, n=6, seed=2)
     evaluator = ErapEvaluator(erap.evaluator.oracle, similarity=minilm_similarity(models["similarity_model"]))
     for text, kept in zip(texts, best):
@@ -85,7 +87,7 @@ def test_require_relation_keeps_only_samples_the_oracle_finds_holding_it(models,
     texts = list(sick[P][:10])
     kept_any = 0
     for relation in CONTROL_TOKENS:
-        kept = augkit.augment(texts, "erap", n=5, seed=1, sample_from="eda", k=8, relation=relation, **models)
+        kept = augkit.augment(texts, "erap", n=5, seed=1, sample_from="eda", num_return=8, relation=relation, **models)
         sources = [t for t, row in zip(texts, kept) for _ in row]
         found = entailment_relation(sources, [c for row in kept for c in row], model=models["oracle"], device="cpu")
         assert set(found) <= {relation}
@@ -94,7 +96,7 @@ def test_require_relation_keeps_only_samples_the_oracle_finds_holding_it(models,
 
 
 def test_nli_pairs_follow_table_6_and_keep_every_original(models, sick):
-    out = augkit.augment(sick, "erap", n=4, seed=0, sample_from="eda", k=6, require_relation=False, **models,
+    out = augkit.augment(sick, "erap", n=4, seed=0, sample_from="eda", num_return=6, require_relation=False, **models,
                          premise_column=P, hypothesis_column=H, label_column=LABEL)
     originals = out[out["augkit_method"].isna()].drop(columns=[c for c in out if c.startswith("augkit_")])
     pd.testing.assert_frame_equal(originals.reset_index(drop=True), sick)
@@ -115,19 +117,19 @@ def test_nli_pairs_follow_table_6_and_keep_every_original(models, sick):
 
 
 def test_strict_projection_and_the_unaware_baseline(models, sick):
-    strict = augkit.augment(sick, "erap", n=8, seed=0, sample_from="eda", k=4, require_relation=False, projection="strict",
+    strict = augkit.augment(sick, "erap", n=8, seed=0, sample_from="eda", num_return=4, require_relation=False, projection="strict",
                             **models, premise_column=P, hypothesis_column=H, label_column=LABEL)
     made = strict[strict["augkit_method"].notna()]
     not_entailed = made[made[LABEL] != "ENTAILMENT"]["augkit_method"]
     assert len(not_entailed) and not any("pr" in name for name in not_entailed)
-    unaware = augkit.augment(sick, "erap", n=8, seed=0, sample_from="eda", k=4, aware=False, **models,
+    unaware = augkit.augment(sick, "erap", n=8, seed=0, sample_from="eda", num_return=4, aware=False, **models,
                              premise_column=P, hypothesis_column=H, label_column=LABEL)
     rules = set(unaware["augkit_method"].dropna())
     assert rules and rules <= {"erap:<p',h>", "erap:<p,h'>", "erap:<p',h'>"}
 
 
 def test_output_does_not_depend_on_the_batch_or_the_workers(models, sick):
-    kwargs = dict(sample_from="eda", k=5, require_relation=False, premise_column=P, hypothesis_column=H, label_column=LABEL,
+    kwargs = dict(sample_from="eda", num_return=5, require_relation=False, premise_column=P, hypothesis_column=H, label_column=LABEL,
                   **models)
     one = augkit.augment(sick, "erap", n=3, seed=7, batch_size=1, **kwargs)
     many = augkit.augment(sick, "erap", n=3, seed=7, batch_size=16, **kwargs)
@@ -151,27 +153,27 @@ def test_the_command_line_writes_the_same_rows(models, sick, tmp_path, capsys):
     table = tmp_path / "sick.tsv"
     sick.to_csv(table, sep="\t", index=False)
     out = tmp_path / "out.tsv"
-    params = [f"-p{key}={value}" for key, value in {"sample_from": "eda", "k": 5, "require_relation": "false", **models}.items()]
+    params = [f"-p{key}={value}" for key, value in {"sample_from": "eda", "num_return": 5, "require_relation": "false", **models}.items()]
     code = run_command(["augment", str(table), "-m", "erap", "-n", "2", "--seed", "3", "--text-column", H,
                  "--context-column", f"premise={P}", "--label-column", LABEL, *params, "-o", str(out)])
     assert code == 0, capsys.readouterr().err
     written = pd.read_csv(out, sep="\t", dtype=str, keep_default_na=False)
-    expected = augkit.augment(sick.astype(str), "erap", n=2, seed=3, sample_from="eda", k=5, require_relation=False,
+    expected = augkit.augment(sick.astype(str), "erap", n=2, seed=3, sample_from="eda", num_return=5, require_relation=False,
                               premise_column=P, hypothesis_column=H, label_column=LABEL, **models)
     assert list(written[H]) == list(expected[H]) and list(written[P]) == list(expected[P])
     assert list(written["augkit_method"]) == [m if isinstance(m, str) else "" for m in expected["augkit_method"]]
 
 
-def test_a_warning_about_the_samples_asked_names_k_not_the_runs_n(models, shared_data, tmp_path, capsys):
+def test_a_warning_about_the_samples_asked_names_num_return_not_the_runs_n(models, shared_data, tmp_path, capsys):
     """``-n 1`` with ``sample_from=backtranslation`` (Bergamot: one round trip per text) and
-    ``k=3``: the warning speaks of the ``k=3`` samples the user set, never of an ``n=3``."""
+    ``num_return=3``: the warning speaks of the ``num_return=3`` samples the user set, never of an ``n=3``."""
     trial = pd.read_csv(shared_data / "sick" / "kkalouli" / "SICK.txt", sep="\t", dtype=str, keep_default_na=False)
     table = tmp_path / "sick-trial.csv"
     trial[trial["SemEval_set"] == "TRIAL"].head(4)[[H]].rename(columns={H: "text"}).to_csv(table, index=False)
-    params = [f"-p{key}={value}" for key, value in {"sample_from": "backtranslation", "k": 3, **models}.items()]
+    params = [f"-p{key}={value}" for key, value in {"sample_from": "backtranslation", "num_return": 3, **models}.items()]
     code = run_command(["augment", str(table), "-m", "erap", "-n", "1", "--seed", "0", *params, "-o", str(tmp_path / "out.csv")])
     err = capsys.readouterr().err
     assert code == 0, err
-    assert ("augkit: warning: the bergamot engine gives one back-translation per text; asked for k=3 samples per text "
-            "(erap's k).") in err
-    assert "n=3" not in err
+    assert ("augkit: warning: the bergamot engine gives one back-translation per text; asked for num_return=3 samples per text "
+            "(erap's num_return).") in err
+    assert not re.search(r"\bn=3", err)

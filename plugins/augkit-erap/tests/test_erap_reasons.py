@@ -9,7 +9,7 @@ import json
 
 import pandas as pd
 import pytest
-from augkit_erap.augmenter import REPETITION_REASON, Erap
+from augkit_erap.augmenter import ERAP, REPETITION_REASON
 from augkit_erap.sources import ONLY_COPIES
 
 import augkit
@@ -35,7 +35,7 @@ def models(tiny_pair_classifier, tiny_encoder_dir) -> dict:
 
 def test_every_text_reranked_without_a_paraphrase_says_why(models, sick_trial):
     texts = list(dict.fromkeys(sick_trial[H]))[:16]
-    out, report = augkit.augment_with_report(texts, "erap", n=2, seed=0, sample_from="backtranslation", k=2, **models)
+    out, report = augkit.augment_with_report(texts, "erap", n=2, seed=0, sample_from="backtranslation", num_return=2, **models)
     reasons = report.without_augmentation
     assert sum(reasons.values()) == len(texts) - report.rows_augmented > 0
     assert NOTHING_GENERATED not in reasons
@@ -44,7 +44,7 @@ def test_every_text_reranked_without_a_paraphrase_says_why(models, sick_trial):
     assert reasons[relation] >= 1
     assert all(reason == relation or reason.startswith("erap: sample_from='backtranslation' gave nothing (backtranslation: round trip ")
                for reason in reasons), reasons
-    _, loose = augkit.augment_with_report(texts, "erap", n=2, seed=0, sample_from="backtranslation", k=2,
+    _, loose = augkit.augment_with_report(texts, "erap", n=2, seed=0, sample_from="backtranslation", num_return=2,
                                           require_relation=False, **models)
     assert relation not in loose.without_augmentation
     assert loose.rows_augmented == report.rows_augmented + reasons[relation]
@@ -73,17 +73,17 @@ def test_sampled_paraphrases_caught_in_a_loop_are_refused_and_said(models, sick_
     server = scripted_llm_server(looping)
     sample_from = (f"llm_paraphrase(base_url='{server.base_url}', model=scripted, cache=false, refuse_loops=false, "
                    "max_retries=0)")
-    out, report = augkit.augment_with_report(texts, "erap", n=1, seed=0, sample_from=sample_from, k=1,
+    out, report = augkit.augment_with_report(texts, "erap", n=1, seed=0, sample_from=sample_from, num_return=1,
                                              require_relation=False, **models)
     assert report.without_augmentation == {REPETITION_REASON: len(texts)}
-    kept = augkit.augment(texts, "erap", n=1, seed=0, sample_from=sample_from, k=1, require_relation=False,
+    kept = augkit.augment(texts, "erap", n=1, seed=0, sample_from=sample_from, num_return=1, require_relation=False,
                           refuse_loops=False, **models)
     assert all(len(row) == 1 and repetition_loop(text, row[0]) for text, row in zip(texts, kept))
 
 
 def test_a_pair_whose_label_no_rule_determines_says_so(models, sick_trial):
     out, report = augkit.augment_with_report(
-        sick_trial, "erap", n=2, seed=0, sample_from="eda", k=4, require_relation=False, types="forward", **models,
+        sick_trial, "erap", n=2, seed=0, sample_from="eda", num_return=4, require_relation=False, types="forward", **models,
         premise_column=P, hypothesis_column=H, label_column=LABEL)
     reasons = report.without_augmentation
     not_entailed = int((sick_trial[LABEL] != "ENTAILMENT").sum())
@@ -98,7 +98,7 @@ def test_sampled_paraphrases_that_kept_every_span_are_offered_first(models, quor
     question = quora_dev_codes[1]  # "Which phone is best under 15k?"
     start = question.index("15k")
     span = (ProtectedSpan(start, start + 3, "15k", "code"),)
-    erap = Erap(sample_from="eda", require_relation=False, **models)
+    erap = ERAP(sample_from="eda", require_relation=False, **models)
     samples = [[question.replace("15k", "15 thousand"), question.replace("Which", "What")]]
     assert erap.reranked([question], samples, ["equivalence"], 1, [span]) == [[question.replace("Which", "What")]]
     assert erap.reranked([question], [samples[0][::-1]], ["equivalence"], 1, [span]) == [[question.replace("Which", "What")]]
@@ -106,7 +106,7 @@ def test_sampled_paraphrases_that_kept_every_span_are_offered_first(models, quor
 
 def test_the_sampled_method_is_given_the_protected_spans(models, quora_dev_codes):
     texts = quora_dev_codes[:30]
-    out, trace = augkit.augment(pd.DataFrame({"text": texts}), "erap", n=1, seed=0, sample_from="backtranslation", k=1,
+    out, trace = augkit.augment(pd.DataFrame({"text": texts}), "erap", n=1, seed=0, sample_from="backtranslation", num_return=1,
                                 require_relation=False, trace=True, **models)
     assert (trace["fate"] == "kept").sum() >= len(texts) // 3
     assert not (trace["dropped_by"] == "protected").any()

@@ -56,8 +56,8 @@ def test_diversity_is_one_minus_bleu_without_brevity_penalty():
 def test_weights_are_checked():
     with pytest.raises(InvalidParameterError, match="alpha"):
         RewardWeights(alpha=-1)
-    with pytest.raises(InvalidParameterError, match="similarity_floor"):
-        RewardWeights(similarity_floor=0.9, similarity_ceiling=0.5)
+    with pytest.raises(InvalidParameterError, match="similarity_min"):
+        RewardWeights(similarity_min=0.9, similarity_max=0.5)
 
 
 class FixedOracle:

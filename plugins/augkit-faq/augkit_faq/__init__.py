@@ -11,15 +11,16 @@ serve``'s page; training target: ``augkit train paraphraser``. Importing this pa
 from __future__ import annotations
 
 import augkit
-from augkit_faq.augmenter import FaqParaphraser
+from augkit.plugin import renamed_module_names
+from augkit_faq.augmenter import FAQParaphraser
 from augkit_faq.faq import FaqResult, paraphrase_faq
 
-__all__ = ["FaqParaphraser", "FaqResult", "paraphrase_faq"]
+__all__ = ["FAQParaphraser", "FaqResult", "paraphrase_faq"]
 
 
 @augkit.hookimpl
 def register_augmenters(register):
-    register(FaqParaphraser)
+    register(FAQParaphraser)
 
 
 @augkit.hookimpl
@@ -46,3 +47,6 @@ def register_training_targets(register):
     from augkit_faq import train_cli
 
     register("paraphraser", train_cli.add_arguments, train_cli.run, help=train_cli.HELP)  # `augkit train paraphraser`
+
+#: Old class names, importable until augkit 0.3 (docs/plugin-authors.md, "One name per idea").
+__getattr__ = renamed_module_names(__name__, {"FaqParaphraser": "FAQParaphraser"}, globals())

@@ -24,6 +24,7 @@ from augkit.plugin import (
     check_bool,
     draw_seed,
     relocated,
+    renamed_module_names,
     repetition_loop,
     spans_kept_first,
 )
@@ -45,7 +46,7 @@ REPETITION_REASON = ("faq: every candidate fell into a repetition loop (a phrase
                      "refuse_loops=false keeps such candidates")
 
 
-class FaqParaphraser(Augmenter):
+class FAQParaphraser(Augmenter):
     """Paraphrases questions while keeping their domain terms (Ng 2021).
 
     Each "Expansion (ABBR)" of a question is shortened to "ABBR", the paraphraser samples
@@ -69,8 +70,9 @@ class FaqParaphraser(Augmenter):
         A model generator samples among the top_k likeliest tokens (thesis: 120).
     top_p : float
         ... and within them the smallest set holding top_p of the probability (thesis: 0.98).
-    max_length : int
-        Most tokens a model generator writes per candidate (thesis: 256).
+    max_new_tokens : int
+        Most tokens a model generator writes per candidate (thesis: 256); ``max_length``
+        until augkit 0.3.
     device : str
         Where a model generator runs.
     num_return : int, optional
@@ -101,6 +103,8 @@ class FaqParaphraser(Augmenter):
     """
 
     name = "faq"
+    #: augkit's one name per idea (docs/plugin-authors.md): the old name works until 0.3
+    renamed_parameters = {"max_length": "max_new_tokens"}
     uses_model = True  # a paraphrase model (T5), or back-translation's models as the offline generator
 
     def __init__(
@@ -108,7 +112,7 @@ class FaqParaphraser(Augmenter):
         generator: str | QuestionGenerator = DEFAULT_GENERATOR,
         top_k: int = DEFAULT_TOP_K,
         top_p: float = DEFAULT_TOP_P,
-        max_length: int = DEFAULT_MAX_LENGTH,
+        max_new_tokens: int = DEFAULT_MAX_LENGTH,
         device: str = "auto",
         num_return: int | None = None,
         keep_duplicates: bool = False,
@@ -123,7 +127,7 @@ class FaqParaphraser(Augmenter):
         self.generator = generator
         self.top_k = top_k
         self.top_p = top_p
-        self.max_length = max_length
+        self.max_new_tokens = max_new_tokens
         self.forbid_source_unigrams = forbid_source_unigrams
         self.forbid_probability = forbid_probability
         self.device = device
@@ -133,7 +137,7 @@ class FaqParaphraser(Augmenter):
         self.compute_type = compute_type
         self.refuse_loops = check_bool("refuse_loops", refuse_loops)
         self._generator = resolve_generator(
-            generator, top_k=top_k, top_p=top_p, max_length=max_length, device=device,
+            generator, top_k=top_k, top_p=top_p, max_new_tokens=max_new_tokens, device=device,
             forbid_source_unigrams=forbid_source_unigrams, forbid_probability=forbid_probability,
             runtime=runtime, compute_type=compute_type,
         )
@@ -198,3 +202,6 @@ def _takes_protection(generator: object) -> bool:
         return "protected" in inspect.signature(generator.generate).parameters
     except (TypeError, ValueError):
         return False
+
+#: Old class names, importable until augkit 0.3 (docs/plugin-authors.md, "One name per idea").
+__getattr__ = renamed_module_names(__name__, {"FaqParaphraser": "FAQParaphraser"}, globals())

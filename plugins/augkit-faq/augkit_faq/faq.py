@@ -28,9 +28,10 @@ from augkit.plugin import (
     METHOD_COLUMN,
     SOURCE_COLUMN,
     InvalidParameterError,
+    renamed_keywords,
     resolve_seed,
 )
-from augkit_faq.augmenter import FaqParaphraser
+from augkit_faq.augmenter import FAQParaphraser
 from augkit_faq.faq_input import FaqQuestions, read_questions
 from augkit_faq.generators import (
     DEFAULT_GENERATOR,
@@ -96,6 +97,7 @@ class FaqResult:
         return _augmented_table(self._frame, self._question_column, chosen)
 
 
+@renamed_keywords({"max_length": "max_new_tokens"}, "paraphrase_faq")
 def paraphrase_faq(
     frame: Any,
     question_column: str,
@@ -107,10 +109,10 @@ def paraphrase_faq(
     num_return: int = DEFAULT_NUM_RETURN,
     top_k: int = DEFAULT_TOP_K,
     top_p: float = DEFAULT_TOP_P,
-    max_length: int = DEFAULT_MAX_LENGTH,
+    max_new_tokens: int = DEFAULT_MAX_LENGTH,
     min_similarity: float = DEFAULT_MIN_SIMILARITY,
     encoder: str | None = None,
-    device: str = "cpu",
+    device: str = "auto",
     progress: bool = False,
     screens: Sequence[str] = DEFAULT_SCREENS,
     forbid_source_unigrams: float = 0.0,
@@ -134,8 +136,9 @@ def paraphrase_faq(
         :func:`augkit_faq.generators.resolve_generator`.
     seed : int or None
         Same seed, same candidates; each question's candidates depend only on it and the seed.
-    num_return, top_k, top_p, max_length
-        Candidates asked per question, and the model's sampling (thesis: 40, 120, 0.98, 256).
+    num_return, top_k, top_p, max_new_tokens
+        Candidates asked per question, and the model's sampling (thesis: 40, 120, 0.98, 256);
+        ``max_new_tokens`` was ``max_length`` (accepted until augkit 0.3).
     min_similarity : float
         Step (a): lowest cosine similarity to the question (thesis: 4.0 of 5, 0.8).
     screens : sequence of str
@@ -145,7 +148,7 @@ def paraphrase_faq(
     encoder : str, optional
         Sentence-transformers model for both steps; None is all-MiniLM-L6-v2 (offline).
     device : str
-        Where the generator model and the encoder run.
+        Where the generator model and the encoder run (``auto``: CUDA when torch sees a GPU).
     forbid_source_unigrams : float
         Bart-uni (ProtAugment's diverse decoding) with a model generator: each token of the
         question is forbidden in its candidates with this probability, drawn from the seed
@@ -168,7 +171,7 @@ def paraphrase_faq(
     if isinstance(forbid_source_unigrams, bool) or not isinstance(forbid_source_unigrams, (int, float)) or not 0 <= forbid_source_unigrams <= 1:
         raise InvalidParameterError(f"forbid_source_unigrams must be a probability between 0 and 1 (0: off), got {forbid_source_unigrams!r}")
     bart_uni = {"forbid_source_unigrams": True, "forbid_probability": float(forbid_source_unigrams)} if forbid_source_unigrams else {}
-    chosen_generator = resolve_generator(generator, top_k=top_k, top_p=top_p, max_length=max_length, device=device,
+    chosen_generator = resolve_generator(generator, top_k=top_k, top_p=top_p, max_new_tokens=max_new_tokens, device=device,
                                          runtime=runtime, compute_type=compute_type, **bart_uni)
     pipeline = faq_pipeline(
         chosen_generator, progress=progress, n=n, num_return=num_return, min_similarity=min_similarity,
@@ -209,7 +212,7 @@ def faq_pipeline(
     min_similarity: float = DEFAULT_MIN_SIMILARITY,
     screens: Sequence[str] = DEFAULT_SCREENS,
     encoder: str | None = None,
-    device: str = "cpu",
+    device: str = "auto",
     progress: bool = False,
 ) -> Any:
     """The pipeline :func:`paraphrase_faq` runs on the questions, step by step the thesis'
@@ -227,7 +230,7 @@ def faq_pipeline(
 
     if isinstance(generator, QuestionGenerator):  # shown by name in the string form, with the progress asked
         generator = _ShowingProgress(generator, progress)
-    paraphraser = FaqParaphraser(generator=generator, device=device, num_return=num_return, keep_duplicates=True,
+    paraphraser = FAQParaphraser(generator=generator, device=device, num_return=num_return, keep_duplicates=True,
                                  refuse_loops=False)
     steps = [
         same_question_rule(),

@@ -10,6 +10,7 @@ import argparse
 import sys
 import time
 
+from augkit.plugin import RenamedFlag
 from augkit_faq.faq import DEFAULT_MIN_SIMILARITY, DEFAULT_SCREENS
 from augkit_faq.generators import (
     BART_UNI_PROBABILITY,
@@ -48,7 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--num-return", type=int, default=DEFAULT_NUM_RETURN, help=f"candidates per question (default: {DEFAULT_NUM_RETURN})")
     parser.add_argument("--top-k", type=int, default=DEFAULT_TOP_K, help=f"model sampling: top-k (default: {DEFAULT_TOP_K})")
     parser.add_argument("--top-p", type=float, default=DEFAULT_TOP_P, help=f"model sampling: top-p (default: {DEFAULT_TOP_P})")
-    parser.add_argument("--max-length", type=int, default=DEFAULT_MAX_LENGTH, help=f"model sampling: most tokens per candidate (default: {DEFAULT_MAX_LENGTH})")
+    parser.add_argument("--max-new-tokens", type=int, default=DEFAULT_MAX_LENGTH, help=f"model sampling: most tokens per candidate (default: {DEFAULT_MAX_LENGTH})")
+    parser.add_argument("--max-length", type=int, dest="max_new_tokens", action=RenamedFlag, new_flag="--max-new-tokens",
+                        help=argparse.SUPPRESS)  # its old name, until augkit 0.3
     parser.add_argument(
         "--forbid-source-unigrams", nargs="?", type=float, const=BART_UNI_PROBABILITY, default=0.0, metavar="P",
         help="Bart-uni (ProtAugment's diverse decoding, model generators only): forbid each token of the question in "
@@ -65,7 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="filters that drop candidates whose meaning plainly changed, before step (a) "
                              f"(default: {','.join(DEFAULT_SCREENS)}; 'none' gives the thesis' selection exactly)")
     parser.add_argument("--encoder", default=None, help="sentence-transformers model of both steps (default: all-MiniLM-L6-v2, packaged)")
-    parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default: cpu)")
+    parser.add_argument("--device", default="auto", help="auto (CUDA when torch sees a GPU), cpu, cuda or cuda:N (default: auto)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     parser.add_argument("--candidates", default=None, metavar="FILE",
                         help="also write every candidate with its scores and status (accepted or why not) to FILE")
@@ -92,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     result = paraphrase_faq(
         frame, args.question_column, args.answer_column, n=args.n, generator=args.generator, seed=args.seed,
-        num_return=args.num_return, top_k=args.top_k, top_p=args.top_p, max_length=args.max_length,
+        num_return=args.num_return, top_k=args.top_k, top_p=args.top_p, max_new_tokens=args.max_new_tokens,
         min_similarity=args.min_similarity, encoder=args.encoder, device=args.device, progress=progress,
         screens=parse_screens(args.screens), forbid_source_unigrams=args.forbid_source_unigrams,
         runtime=args.runtime, compute_type=args.compute_type,

@@ -31,6 +31,7 @@ from augkit.plugin import (
     n_named_as,
     needs_within,
     progress_bar,
+    renamed_keywords,
 )
 from augkit_faq.prompt import paraphrase_prompt
 
@@ -79,8 +80,8 @@ class Seq2SeqParaphraser:
     top_k, top_p : int, float
         Sampling restricted to the ``top_k`` likeliest tokens, then to the smallest set
         holding ``top_p`` of the probability (thesis: 120 and 0.98).
-    max_length : int
-        Most tokens generated per candidate (thesis: 256).
+    max_new_tokens : int
+        Most tokens generated per candidate (thesis: 256); ``max_length`` until augkit 0.3.
     forbid_source_unigrams : bool
         Bart-uni (ProtAugment's diverse decoding): forbid each token of the question in its
         candidates with probability ``forbid_probability``, drawn from the question's seed.
@@ -96,13 +97,14 @@ class Seq2SeqParaphraser:
         same seeded sampling on either, other samples for the same seed.
     """
 
+    @renamed_keywords({"max_length": "max_new_tokens"}, "Seq2SeqParaphraser")
     def __init__(
         self,
         model: str = DEFAULT_GENERATOR,
         *,
         top_k: int = DEFAULT_TOP_K,
         top_p: float = DEFAULT_TOP_P,
-        max_length: int = DEFAULT_MAX_LENGTH,
+        max_new_tokens: int = DEFAULT_MAX_LENGTH,
         forbid_source_unigrams: bool = False,
         forbid_probability: float = BART_UNI_PROBABILITY,
         device: str = "auto",
@@ -118,8 +120,8 @@ class Seq2SeqParaphraser:
             raise InvalidParameterError(f"top_k must be an integer >= 0, got {top_k!r}")
         if isinstance(top_p, bool) or not isinstance(top_p, (int, float)) or not 0 < top_p <= 1:
             raise InvalidParameterError(f"top_p must be in (0, 1], got {top_p!r}")
-        if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 1:
-            raise InvalidParameterError(f"max_length must be an integer >= 1, got {max_length!r}")
+        if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 1:
+            raise InvalidParameterError(f"max_new_tokens must be an integer >= 1, got {max_new_tokens!r}")
         _check_forbid_options(forbid_source_unigrams, forbid_probability)
         self.model = str(model)
         self.name = self.model
@@ -128,7 +130,7 @@ class Seq2SeqParaphraser:
         warn_if_trained_with_warnings(self.model, method="faq")  # a folder of `augkit train paraphraser`
         self.top_k = top_k
         self.top_p = float(top_p)
-        self.max_length = max_length
+        self.max_new_tokens = max_new_tokens
         self.forbid_source_unigrams = forbid_source_unigrams
         self.forbid_probability = float(forbid_probability)
         self.device = device
@@ -153,7 +155,7 @@ class Seq2SeqParaphraser:
         result = model.generate(
             [paraphrase_prompt(question) for question in questions],
             do_sample=True, num_return=num_return, top_k=self.top_k, top_p=self.top_p,
-            seeds=list(seeds), max_new_tokens=self.max_length, progress=progress, description="paraphrasing",
+            seeds=list(seeds), max_new_tokens=self.max_new_tokens, progress=progress, description="paraphrasing",
             forbid_source_unigrams=forbid, unigram_sources=list(questions),
         )
         return result.texts
@@ -197,12 +199,13 @@ class MethodParaphraser:
         return rows
 
 
+@renamed_keywords({"max_length": "max_new_tokens"}, "resolve_generator")
 def resolve_generator(
     generator: str | os.PathLike | QuestionGenerator = DEFAULT_GENERATOR,
     *,
     top_k: int = DEFAULT_TOP_K,
     top_p: float = DEFAULT_TOP_P,
-    max_length: int = DEFAULT_MAX_LENGTH,
+    max_new_tokens: int = DEFAULT_MAX_LENGTH,
     forbid_source_unigrams: bool = False,
     forbid_probability: float = BART_UNI_PROBABILITY,
     device: str = "auto",
@@ -229,7 +232,7 @@ def resolve_generator(
     if not isinstance(generator, str) or not generator.strip():
         raise InvalidParameterError(f"generator must be a model id or path, or an augkit method; got {generator!r}")
     generator = generator.strip()
-    model_options = {"top_k": top_k, "top_p": top_p, "max_length": max_length, "device": device,
+    model_options = {"top_k": top_k, "top_p": top_p, "max_new_tokens": max_new_tokens, "device": device,
                      "forbid_source_unigrams": forbid_source_unigrams, "forbid_probability": forbid_probability,
                      "runtime": runtime, "compute_type": compute_type}
     if generator.startswith(MODEL_PREFIX):

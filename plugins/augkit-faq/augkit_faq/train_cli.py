@@ -73,7 +73,7 @@ def add_arguments(paraphraser: argparse.ArgumentParser) -> None:
     paraphraser.add_argument("-m", "--model", default=None, help=f"base model id or directory (default: {DEFAULT_BASE_MODEL})")
     paraphraser.add_argument("--limit", type=int, default=None, help="train on the first N pairs only")
     paraphraser.add_argument("--resume", action="store_true", help="continue from the newest checkpoint in --output")
-    paraphraser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default: cpu)")
+    paraphraser.add_argument("--device", default="auto", help="auto (CUDA when torch sees a GPU), cpu, cuda or cuda:N (default: auto)")
     paraphraser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                              help="progress bar (default: when standard error is a terminal)")
     defaults = TrainingSettings()

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from augkit_faq.augmenter import FaqParaphraser  # noqa: E402
+from augkit_faq.augmenter import FAQParaphraser  # noqa: E402
 from augkit_faq.generators import (  # noqa: E402
     BART_UNI_PROBABILITY,
     Seq2SeqParaphraser,
@@ -55,18 +55,18 @@ def generation_calls(tiny_t5, monkeypatch):
 def test_off_by_default_and_protaugments_probability_when_on(tiny_t5, generation_calls, questions):
     model, calls, _ = generation_calls
     assert BART_UNI_PROBABILITY == 0.7  # ProtAugment's p_mask (see generators.py)
-    defaults = FaqParaphraser(generator=str(tiny_t5), max_length=8, device="cpu")
+    defaults = FAQParaphraser(generator=str(tiny_t5), max_new_tokens=8, device="cpu")
     assert (defaults.forbid_source_unigrams, defaults.forbid_probability) == (False, 0.7)
     defaults.augment_batch(questions[:1], 2, [random.Random(0)])
     assert calls[-1]["forbid_source_unigrams"] == 0.0
-    FaqParaphraser(generator=str(tiny_t5), max_length=8, device="cpu", forbid_source_unigrams=True).augment_batch(
+    FAQParaphraser(generator=str(tiny_t5), max_new_tokens=8, device="cpu", forbid_source_unigrams=True).augment_batch(
         questions[:1], 2, [random.Random(0)])
     assert calls[-1]["forbid_source_unigrams"] == 0.7
 
 
 def test_the_questions_own_tokens_are_forbidden_not_the_prompts(tiny_t5, generation_calls, questions):
     model, calls, sequences = generation_calls
-    paraphraser = Seq2SeqParaphraser(str(tiny_t5), max_length=10, device="cpu", forbid_source_unigrams=True, forbid_probability=1.0)
+    paraphraser = Seq2SeqParaphraser(str(tiny_t5), max_new_tokens=10, device="cpu", forbid_source_unigrams=True, forbid_probability=1.0)
     candidates = paraphraser.generate(questions, 4, list(range(len(questions))))
     assert all(len(row) == 4 for row in candidates)
     assert calls[-1]["texts"] == [paraphrase_prompt(q) for q in questions] and calls[-1]["unigram_sources"] == questions
@@ -80,19 +80,19 @@ def test_the_questions_own_tokens_are_forbidden_not_the_prompts(tiny_t5, generat
 
 
 def test_candidates_depend_only_on_the_question_and_its_seed(tiny_t5, questions):
-    paraphraser = Seq2SeqParaphraser(str(tiny_t5), max_length=10, device="cpu", forbid_source_unigrams=True)
+    paraphraser = Seq2SeqParaphraser(str(tiny_t5), max_new_tokens=10, device="cpu", forbid_source_unigrams=True)
     seeds = list(range(50, 50 + len(questions)))
     together = paraphraser.generate(questions, 4, seeds)
     assert together == [paraphraser.generate([q], 4, [s])[0] for q, s in zip(questions, seeds)]
     assert together == paraphraser.generate(questions[::-1], 4, seeds[::-1])[::-1]
-    plain = Seq2SeqParaphraser(str(tiny_t5), max_length=10, device="cpu").generate(questions, 4, seeds)
+    plain = Seq2SeqParaphraser(str(tiny_t5), max_new_tokens=10, device="cpu").generate(questions, 4, seeds)
     assert together != plain
 
 
 def test_it_composes_in_a_pipeline_string(tiny_t5, questions):
     import augkit
 
-    spec = f"faq(generator='{tiny_t5}', max_length=8, device=cpu, forbid_source_unigrams=true, forbid_probability=1.0)"
+    spec = f"faq(generator='{tiny_t5}', max_new_tokens=8, device=cpu, forbid_source_unigrams=true, forbid_probability=1.0)"
     out = augkit.augment(questions[:3], spec, n=2, seed=0)
     assert len(out) >= 3
 
@@ -102,7 +102,7 @@ def test_a_bad_probability_is_refused_by_name(tiny_t5, bad):
     with pytest.raises(AugkitError, match=r"forbid_probability must be a probability between 0 and 1.*got"):
         Seq2SeqParaphraser(str(tiny_t5), forbid_source_unigrams=True, forbid_probability=bad)
     with pytest.raises(AugkitError, match="forbid_probability"):
-        FaqParaphraser(generator=str(tiny_t5), forbid_source_unigrams=True, forbid_probability=bad)
+        FAQParaphraser(generator=str(tiny_t5), forbid_source_unigrams=True, forbid_probability=bad)
 
 
 def test_a_switch_that_is_not_a_bool_is_refused(tiny_t5):
@@ -116,12 +116,12 @@ def test_a_switch_that_is_not_a_bool_is_refused(tiny_t5):
 
 def test_a_method_generator_cannot_forbid_tokens():
     with pytest.raises(AugkitError, match="forbid_source_unigrams .Bart-uni. needs a seq2seq model generator, but 'eda'"):
-        FaqParaphraser(generator="eda", forbid_source_unigrams=True)
+        FAQParaphraser(generator="eda", forbid_source_unigrams=True)
     with pytest.raises(AugkitError, match="needs a seq2seq model generator"):
         resolve_generator("method:eda", forbid_source_unigrams=True)
     with pytest.raises(AugkitError, match="give it to the generator object"):
         resolve_generator(Seq2SeqParaphraser("some/model"), forbid_source_unigrams=True)
-    assert FaqParaphraser(generator="eda").forbid_source_unigrams is False  # off: any generator
+    assert FAQParaphraser(generator="eda").forbid_source_unigrams is False  # off: any generator
 
 
 def test_augkit_info_shows_both_parameters(capsys):
@@ -138,7 +138,7 @@ def test_augkit_faq_takes_the_flag_with_protaugments_probability_by_default(tiny
     faq = tmp_path / "faq.csv"
     pd.DataFrame({"q": questions[:3], "a": ["an answer"] * 3}).to_csv(faq, index=False)
     assert run_command(["faq", str(faq), "-q", "q", "-a", "a", "-g", str(tiny_t5), "-o", str(tmp_path / "out.csv"),
-                 "--max-length", "8", "--forbid-source-unigrams", "--screens", "none"]) == 0
+                 "--max-new-tokens", "8", "--forbid-source-unigrams", "--screens", "none"]) == 0
     assert calls[-1]["forbid_source_unigrams"] == BART_UNI_PROBABILITY
     assert run_command(["faq", str(faq), "-q", "q", "-a", "a", "-g", str(tiny_t5), "-o", str(tmp_path / "out2.csv"),
                  "--forbid-source-unigrams", "1.5"]) == 2

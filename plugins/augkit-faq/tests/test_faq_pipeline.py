@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from augkit_faq import FaqParaphraser
+from augkit_faq import FAQParaphraser
 from augkit_faq.faq import EVERY_CANDIDATE, faq_pipeline
 
 
@@ -26,7 +26,7 @@ def test_the_faq_pipeline_runs_the_thesis_steps_in_order():
         "generated", "dedup", "repetition", "negation", "numbers", "entities", "semantic", "label_integrity",
         "top_k", "beyond n")
     assert pipeline.spec == (  # the run around the FAQ pipeline checks protected spans, not the pipeline itself
-        "[protected=False] faq(generator='repeating', device='cpu', num_return=7, keep_duplicates=True, refuse_loops=False)"
+        "[protected=False] faq(generator='repeating', num_return=7, keep_duplicates=True, refuse_loops=False)"
         "|dedup(ignore_case=True, ignore_final_punctuation=True)|repetition|negation|numbers|entities"
         "|semantic(min=0.75, max=1.0)|label_integrity(own_source=True)|top_k(k=2, weights={'semantic': 1.0})"
     )
@@ -35,11 +35,11 @@ def test_the_faq_pipeline_runs_the_thesis_steps_in_order():
 
 def test_the_faq_augmenter_returns_repeats_for_dedup_to_drop_only_when_asked():
     generator = Repeating()
-    keeping = FaqParaphraser(generator=generator, num_return=5, keep_duplicates=True)
+    keeping = FAQParaphraser(generator=generator, num_return=5, keep_duplicates=True)
     rows = keeping.augment_batch(["How do I pay?"], 1, [random.Random(0)])
     assert generator.asked == 5  # num_return, not the n the pipeline asks for
     assert rows == [["how do i pay? .", "How do I pay? please", "HOW DO I PAY? PLEASE?"]]  # blank dropped
-    dropping = FaqParaphraser(generator=generator)
+    dropping = FAQParaphraser(generator=generator)
     assert dropping.augment_batch(["How do I pay?"], 3, [random.Random(0)]) == [["How do I pay? please"]]
     assert generator.asked == 3
 

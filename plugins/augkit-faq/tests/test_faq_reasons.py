@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from augkit_faq import FaqParaphraser, paraphrase_faq
+from augkit_faq import FAQParaphraser, paraphrase_faq
 from augkit_faq.augmenter import NOTHING_GENERATED as NO_CANDIDATE
 from augkit_faq.augmenter import REPETITION_REASON
 
@@ -63,7 +63,7 @@ def test_every_question_without_a_candidate_says_why(questions):
             return [_loop(question)]
         return [question.rstrip("?") + " please?"]
 
-    out, report = augkit.augment_with_report(questions, FaqParaphraser(generator=Scripted(replies), num_return=3), n=2, seed=0)
+    out, report = augkit.augment_with_report(questions, FAQParaphraser(generator=Scripted(replies), num_return=3), n=2, seed=0)
     reasons = report.without_augmentation
     assert sum(reasons.values()) == len(questions) - report.rows_augmented == 15
     assert NOTHING_GENERATED not in reasons
@@ -71,7 +71,7 @@ def test_every_question_without_a_candidate_says_why(questions):
     assert reasons[REPETITION_REASON] == 5
     repeats = next(reason for reason in reasons if reason.startswith("faq: every candidate repeats the question"))
     assert reasons[repeats] == 5 and "num_return= (now 3)" in repeats
-    kept = augkit.augment(questions, FaqParaphraser(generator=Scripted(replies), refuse_loops=False), n=2, seed=0)
+    kept = augkit.augment(questions, FAQParaphraser(generator=Scripted(replies), refuse_loops=False), n=2, seed=0)
     assert [row for position, row in enumerate(kept) if position % 4 == 2] == [[_loop(q)] for q in questions[2::4]]
 
 
@@ -100,7 +100,7 @@ def test_a_model_generators_candidates_that_kept_every_span_come_first(questions
     question = questions_with_codes[1]  # "Which phone is best under 15k?"
     assert [span.text for span in code_spans(question)] == ["15k"]
     scripted = Scripted(lambda q: [q.replace("15k", "15 thousand").replace("Which", "What"), q.replace("Which", "What")])
-    out, trace = augkit.augment(pd.DataFrame({"text": [question]}), FaqParaphraser(generator=scripted), n=1, seed=0,
+    out, trace = augkit.augment(pd.DataFrame({"text": [question]}), FAQParaphraser(generator=scripted), n=1, seed=0,
                                 trace=True)
     assert out["text"].tolist() == [question, "What phone is best under 15k?"]
     assert trace["dropped_by"].tolist() == [""]  # the one that lost "15k" came second and was not needed

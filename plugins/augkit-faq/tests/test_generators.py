@@ -4,7 +4,7 @@ Marian model: the mechanics, not the quality), augkit methods, and how a name is
 from __future__ import annotations
 
 import pytest
-from augkit_faq.augmenter import FaqParaphraser
+from augkit_faq.augmenter import FAQParaphraser
 from augkit_faq.generators import (
     DEFAULT_GENERATOR,
     MethodParaphraser,
@@ -22,7 +22,7 @@ def questions(banking77_sentences) -> list[str]:
 
 @pytest.fixture(scope="module")
 def paraphraser(tiny_marian_pair) -> Seq2SeqParaphraser:
-    return Seq2SeqParaphraser(str(tiny_marian_pair[0]), max_length=12, device="cpu")
+    return Seq2SeqParaphraser(str(tiny_marian_pair[0]), max_new_tokens=12, device="cpu")
 
 
 def test_samples_depend_only_on_the_question_and_its_seed(paraphraser, questions):
@@ -41,7 +41,7 @@ def test_the_ctranslate2_runtime_samples_by_each_questions_seed(tiny_t5, questio
 
     monkeypatch.setenv("AUGKIT_CACHE_DIR", str(tmp_path))
     clear_model_cache()
-    converted = FaqParaphraser(str(tiny_t5), max_length=10, device="cpu", runtime="ctranslate2", compute_type="float32")
+    converted = FAQParaphraser(str(tiny_t5), max_new_tokens=10, device="cpu", runtime="ctranslate2", compute_type="float32")
     seeds = list(range(100, 100 + len(questions)))
     together = converted._generator.generate(questions, 4, seeds)
     assert together == converted._generator.generate(questions[::-1], 4, seeds[::-1])[::-1]
@@ -55,8 +55,8 @@ def test_the_ctranslate2_runtime_samples_by_each_questions_seed(tiny_t5, questio
 
 
 def test_top_k_is_applied(tiny_marian_pair, questions):
-    greedy = Seq2SeqParaphraser(str(tiny_marian_pair[0]), top_k=1, max_length=12, device="cpu")
-    wide = Seq2SeqParaphraser(str(tiny_marian_pair[0]), top_k=120, top_p=1.0, max_length=12, device="cpu")
+    greedy = Seq2SeqParaphraser(str(tiny_marian_pair[0]), top_k=1, max_new_tokens=12, device="cpu")
+    wide = Seq2SeqParaphraser(str(tiny_marian_pair[0]), top_k=120, top_p=1.0, max_new_tokens=12, device="cpu")
     assert all(len(set(row)) == 1 for row in greedy.generate(questions, 6, [1] * len(questions)))
     assert any(len(set(row)) > 1 for row in wide.generate(questions, 6, [1] * len(questions)))
 
@@ -74,8 +74,8 @@ def test_the_prompt_is_the_thesis_format(tiny_marian_pair, monkeypatch):
 
     monkeypatch.setattr(type(model), "generate", spy)
     defaults = Seq2SeqParaphraser(str(tiny_marian_pair[0]), device="cpu")
-    assert (defaults.top_k, defaults.top_p, defaults.max_length) == (120, 0.98, 256)  # the thesis' Figure 3.5.1
-    Seq2SeqParaphraser(str(tiny_marian_pair[0]), max_length=16, device="cpu").generate(["Where is my card?"], 3, [0])
+    assert (defaults.top_k, defaults.top_p, defaults.max_new_tokens) == (120, 0.98, 256)  # the thesis' Figure 3.5.1
+    Seq2SeqParaphraser(str(tiny_marian_pair[0]), max_new_tokens=16, device="cpu").generate(["Where is my card?"], 3, [0])
     assert seen["texts"] == ["paraphrase: Where is my card? </s>"]
     options = seen["options"]
     assert (options["do_sample"], options["top_k"], options["top_p"], options["max_new_tokens"], options["num_return"]) == (True, 120, 0.98, 16, 3)
@@ -114,7 +114,7 @@ def test_faq_method_in_a_pipeline_keeps_domain_terms(covid_faq):
     import augkit
 
     faq = covid_faq.iloc[50:60]
-    out = augkit.augment(faq, FaqParaphraser(generator="eda"), n=3, seed=0, text_column="question")
+    out = augkit.augment(faq, FAQParaphraser(generator="eda"), n=3, seed=0, text_column="question")
     added = out[out["augkit_method"] == "faq"]
     assert len(added) > 0
     ppe = added[added["augkit_source"] == faq.index[faq["question"].str.contains(r"\(PPE\)")][0]]

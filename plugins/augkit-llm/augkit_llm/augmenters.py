@@ -80,7 +80,7 @@ class _ChatMethod(Augmenter):
     usage = ("requests", "cached", "prompt_tokens", "completion_tokens", "cost_nanodollars")
 
     def __init__(self, base_url: str, model: str, api_key_env: str, temperature: float, top_p: float,
-                 max_tokens: int, send_seed: bool, concurrency: int, timeout: float, max_retries: int,
+                 max_new_tokens: int, send_seed: bool, concurrency: int, timeout: float, max_retries: int,
                  cache: bool, cache_dir: str | None, prompt_price: float | None, completion_price: float | None,
                  cache_unusable: bool, refuse_loops: bool):
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
@@ -98,7 +98,7 @@ class _ChatMethod(Augmenter):
         self.api_key_env = api_key_env
         self.temperature = float(temperature)
         self.top_p = float(top_p)
-        self.max_tokens = check_int("max_tokens", max_tokens, minimum=1)
+        self.max_new_tokens = check_int("max_new_tokens", max_new_tokens, minimum=1)
         self.send_seed = bool(send_seed)
         self.concurrency = check_int("concurrency", concurrency, minimum=1)
         self.timeout = float(timeout)
@@ -150,7 +150,7 @@ class _ChatMethod(Augmenter):
         from augkit_llm.parsing import parse_texts
 
         requests = [
-            ChatRequest(tuple(m), temperature=self.temperature, top_p=self.top_p, max_tokens=self.max_tokens,
+            ChatRequest(tuple(m), temperature=self.temperature, top_p=self.top_p, max_tokens=self.max_new_tokens,
                         seed=draw_seed(rng, SEED_BITS) if self.send_seed else None)
             for m, rng in zip(messages, rngs, strict=True)
         ]
@@ -201,8 +201,9 @@ class LLMParaphrase(_ChatMethod):
         Sampling temperature.
     top_p : float
         Nucleus sampling mass.
-    max_tokens : int
-        Longest reply, in tokens.
+    max_new_tokens : int
+        Longest reply, in tokens (sent as the request's ``max_tokens``); ``max_tokens`` until
+        augkit 0.3.
     send_seed : bool
         Send each row a seed drawn from the run's seed (servers that honour it repeat
         themselves); False sends none.
@@ -238,13 +239,15 @@ class LLMParaphrase(_ChatMethod):
     """
 
     name = "llm_paraphrase"
+    #: augkit's one name per idea (docs/plugin-authors.md): the old name works until 0.3
+    renamed_parameters = {"max_tokens": "max_new_tokens"}
 
     def __init__(self, base_url: str = "http://127.0.0.1:8000/v1", model: str = "default", api_key_env: str = "OPENAI_API_KEY",
-                 temperature: float = 0.7, top_p: float = 1.0, max_tokens: int = 512, send_seed: bool = True, concurrency: int = 4,
+                 temperature: float = 0.7, top_p: float = 1.0, max_new_tokens: int = 512, send_seed: bool = True, concurrency: int = 4,
                  timeout: float = 60.0, max_retries: int = 5, cache: bool = True, cache_unusable: bool = False,
                  cache_dir: str | None = None, prompt_price: float | None = None, completion_price: float | None = None,
                  refuse_loops: bool = True, system_prompt: str = PARAPHRASE_SYSTEM, user_prompt: str = PARAPHRASE_USER):
-        super().__init__(base_url, model, api_key_env, temperature, top_p, max_tokens, send_seed, concurrency, timeout,
+        super().__init__(base_url, model, api_key_env, temperature, top_p, max_new_tokens, send_seed, concurrency, timeout,
                          max_retries, cache, cache_dir, prompt_price, completion_price, cache_unusable, refuse_loops)
         self.system_prompt = checked_template(system_prompt, PARAPHRASE_FIELDS, "system_prompt")
         self.user_prompt = checked_template(user_prompt, PARAPHRASE_FIELDS, "user_prompt")
@@ -260,7 +263,7 @@ class LLMParaphrase(_ChatMethod):
 
 
 class LLMGenerate(_ChatMethod):
-    """New examples of each row's label from a chat model, shown ``k`` examples of that label
+    """New examples of each row's label from a chat model, shown ``num_examples`` examples of that label
     drawn from the run's own data (by the row's seed; the row itself first), and optionally
     ``avoid`` examples of the labels most easily confused with it, not to write. Needs the
     label column; every original of the run is seen first (``prepare``). The server, sampling,
@@ -268,8 +271,8 @@ class LLMGenerate(_ChatMethod):
 
     Parameters
     ----------
-    k : int
-        Examples of the label shown per request.
+    num_examples : int
+        Examples of the label shown per request; ``k`` until augkit 0.3.
     avoid : int
         Confusable labels shown as "do not write these" (0: none); the labels whose
         examples' mean MiniLM embedding is nearest the row's label's, 2 examples each.
@@ -281,17 +284,19 @@ class LLMGenerate(_ChatMethod):
     """
 
     name = "llm_generate"
+    #: augkit's one name per idea (docs/plugin-authors.md): the old names work until 0.3
+    renamed_parameters = {"max_tokens": "max_new_tokens", "k": "num_examples"}
     needs_all_texts = True
 
     def __init__(self, base_url: str = "http://127.0.0.1:8000/v1", model: str = "default", api_key_env: str = "OPENAI_API_KEY",
-                 temperature: float = 0.9, top_p: float = 1.0, max_tokens: int = 512, send_seed: bool = True, concurrency: int = 4,
+                 temperature: float = 0.9, top_p: float = 1.0, max_new_tokens: int = 512, send_seed: bool = True, concurrency: int = 4,
                  timeout: float = 60.0, max_retries: int = 5, cache: bool = True, cache_unusable: bool = False,
                  cache_dir: str | None = None, prompt_price: float | None = None, completion_price: float | None = None,
-                 refuse_loops: bool = True, k: int = 5, avoid: int = 0, system_prompt: str = GENERATE_SYSTEM,
+                 refuse_loops: bool = True, num_examples: int = 5, avoid: int = 0, system_prompt: str = GENERATE_SYSTEM,
                  user_prompt: str = GENERATE_USER):
-        super().__init__(base_url, model, api_key_env, temperature, top_p, max_tokens, send_seed, concurrency, timeout,
+        super().__init__(base_url, model, api_key_env, temperature, top_p, max_new_tokens, send_seed, concurrency, timeout,
                          max_retries, cache, cache_dir, prompt_price, completion_price, cache_unusable, refuse_loops)
-        self.k = check_int("k", k, minimum=1)
+        self.num_examples = check_int("num_examples", num_examples, minimum=1)
         self.avoid = check_int("avoid", avoid, minimum=0)
         self.system_prompt = checked_template(system_prompt, GENERATE_FIELDS, "system_prompt")
         self.user_prompt = checked_template(user_prompt, GENERATE_FIELDS, "user_prompt")
@@ -319,7 +324,7 @@ class LLMGenerate(_ChatMethod):
         messages = []
         for text, label, rng, spans in zip(texts, context.labels, rngs, protected, strict=True):
             pool = [t for t in self._examples.get(label, []) if t != text]
-            shown = [text, *rng.sample(pool, min(self.k - 1, len(pool)))]
+            shown = [text, *rng.sample(pool, min(self.num_examples - 1, len(pool)))]
             avoid_lines = [f"- {' '.join(t.split())} (label: {other})" for other in self._confusable.get(label, [])
                            for t in self._examples[other][:2]]
             fields = {"label": label, "examples": example_lines(shown), "n": n,

@@ -26,7 +26,7 @@ NO_LIST = "no JSON list in the reply"
 EMPTY_REPLY = "the reply is empty"
 EMPTY_LIST = "the list is empty"
 NO_STRINGS = "the list holds no strings"
-UNCLOSED = "the reply ends inside the list (cut off at max_tokens?)"
+UNCLOSED = "the reply ends inside the list (cut off at max_new_tokens?)"
 #: The deepest a list can sit and still be read as the answer: 0 for a bare list, 1 for the
 #: value of an object (``{"paraphrases": [...]}``).
 MAX_ANSWER_DEPTH = 1

@@ -125,7 +125,7 @@ def test_the_api_key_is_sent_and_never_shown(scripted_llm_server, rows, params, 
 
 def test_generate_shows_the_labels_examples_from_the_run(scripted_llm_server, rows, params):
     server = scripted_llm_server(lambda request: reply('["A brand new example"]'))
-    out = augkit.augment(rows, "llm_generate", n=1, seed=0, label_column="label", k=3, base_url=server.base_url, **params)
+    out = augkit.augment(rows, "llm_generate", n=1, seed=0, label_column="label", num_examples=3, base_url=server.base_url, **params)
     made = out[out["augkit_method"].notna()]
     assert len(made) == len(rows) and set(made["text"]) == {"A brand new example"}
     assert list(made["label"]) == list(rows["label"])
@@ -161,7 +161,7 @@ def test_a_server_that_is_down_stops_the_run_naming_it(params, monkeypatch):
 def test_a_real_server_runs_the_mechanics(llm_server, rows, tmp_path):
     """transformers serve with random weights: requests, usage and the cache for real."""
     texts = list(rows["text"][:6])
-    options = {"base_url": llm_server.base_url, "model": llm_server.model, "max_tokens": 24, "concurrency": 2,
+    options = {"base_url": llm_server.base_url, "model": llm_server.model, "max_new_tokens": 24, "concurrency": 2,
                "cache_dir": str(tmp_path / "cache")}
 
     def run(**extra):
@@ -184,7 +184,7 @@ def test_a_real_server_runs_the_mechanics(llm_server, rows, tmp_path):
 
 def test_generate_can_show_the_nearest_labels_not_to_write(scripted_llm_server, rows, params):
     server = scripted_llm_server(lambda request: reply('["Another new example"]'))
-    augkit.augment(rows, "llm_generate", n=1, seed=0, label_column="label", k=2, avoid=1, base_url=server.base_url, **params)
+    augkit.augment(rows, "llm_generate", n=1, seed=0, label_column="label", num_examples=2, avoid=1, base_url=server.base_url, **params)
     for request in server.chat_requests:
         prompt = request.json["messages"][1]["content"]
         label = prompt.split("Label: ", 1)[1].split("\n", 1)[0]

@@ -59,7 +59,7 @@ UNREADABLE = [
     ("list of numbers", "[1, 2, 3]", "the list holds no strings"),
     ("list of blanks", '["", "  "]', "the list holds no strings"),
     ("empty list", "[]", "the list is empty"),
-    ("cut off at max_tokens", '```json\n["I can\'t find my card", "My card is missing", "Where is', "the reply ends inside the list (cut off at max_tokens?)"),
+    ("cut off at max_tokens", '```json\n["I can\'t find my card", "My card is missing", "Where is', "the reply ends inside the list (cut off at max_new_tokens?)"),
     ("object without a list", '{"paraphrase": "My card is missing"}', "no JSON list in the reply"),
     ("single string", '"My card is missing"', "no JSON list in the reply"),
 ]

@@ -59,7 +59,7 @@ NO_TEXT = "{method}: nlpaug's {nlpaug_class} returned no text for it"
 UNCHANGED_WHY = {
     "nlpaug.random_sentence": "a text of one sentence has no sentence to move",
     "nlpaug.summarize": ("the summary had no sentence end (nlpaug keeps a summary up to its last one); a larger "
-                         "max_length= (now {max_length}) lets it finish a sentence"),
+                         "max_new_tokens= (now {max_new_tokens}) lets it finish a sentence"),
     "nlpaug.back_translation": "the round trip gave the text back",
     "nlpaug.contextual": "the masked language model predicted the words already there",
 }
@@ -109,7 +109,7 @@ class NlpaugAugmenter(Augmenter):
                 f"{spec.name} runs nlpaug's {spec.class_name}, and importing it failed ({error}): pip install augkit-nlpaug"
             ) from error
         accepted = inspect.signature(nlpaug_class.__init__).parameters
-        kwargs = {p.name: getattr(self, p.name) for p in spec.params}
+        kwargs = {p.passed_as: self._nlpaug_value(p) for p in spec.params}
         kwargs.update({k: v for k, v in {**ALWAYS, **spec.fixed}.items() if k in accepted})
         try:
             augmenter = nlpaug_class(**kwargs)
@@ -125,9 +125,19 @@ class NlpaugAugmenter(Augmenter):
         if spec.needs == WORDNET and hasattr(augmenter.model, "pos_tag"):
             augmenter.model.pos_tag = offline_pos_tagger()  # this instance only, not nlpaug's class
         if spec.needs == HUB_MODEL:
-            apply_model_settings(augmenter.model, {p.name: getattr(self, p.name) for p in spec.params})
+            apply_model_settings(augmenter.model, {p.passed_as: self._nlpaug_value(p) for p in spec.params})
         self._reasons = _empty_row_reasons(spec, {p.name: getattr(self, p.name) for p in spec.params})
         return augmenter
+
+    def _nlpaug_value(self, param: Param) -> Any:
+        """The parameter's value as nlpaug takes it: ``device="auto"`` resolved to the device
+        augkit's models would use, since nlpaug hands the string to torch as it is."""
+        value = getattr(self, param.name)
+        if param.name == "device" and value == "auto":
+            from augkit.plugin import resolve_device
+
+            return resolve_device(value)
+        return value
 
     def augment(self, text: str, n: int, rng: random.Random) -> list[str]:
         """One text, nlpaug's generators seeded with a seed drawn from ``rng``."""
@@ -267,6 +277,8 @@ def bridge_class(spec: BridgeSpec) -> type[NlpaugAugmenter]:
         "name": spec.name,
         "spec": spec,
         "uses_model": spec.needs == HUB_MODEL,
+        # augkit's one name per idea (docs/plugin-authors.md): nlpaug's names work until 0.3
+        "renamed_parameters": {p.nlpaug_name: p.name for p in spec.params if p.nlpaug_name},
     })
 
 

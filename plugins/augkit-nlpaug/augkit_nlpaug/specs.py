@@ -59,6 +59,14 @@ class Param:
     doc: str
     choices: tuple[str, ...] = ()
     minimum: int | None = None
+    #: nlpaug's own name for it, where augkit's naming table calls the idea otherwise
+    #: (docs/plugin-authors.md: ``max_new_tokens`` is nlpaug's ``max_length``).
+    nlpaug_name: str | None = None
+
+    @property
+    def passed_as(self) -> str:
+        """The keyword nlpaug's constructor takes it by."""
+        return self.nlpaug_name or self.name
 
 
 @dataclass(frozen=True)
@@ -130,12 +138,12 @@ def _char_amount(aug_char_min: int = 1) -> tuple[Param, ...]:
 
 def _generation(min_length: int, max_length: int) -> tuple[Param, ...]:
     return (
-        Param("min_length", min_length, int, "Fewest tokens generated."),
-        Param("max_length", max_length, int, "Most tokens generated."),
+        Param("min_new_tokens", min_length, int, "Fewest tokens generated (nlpaug's min_length).", nlpaug_name="min_length"),
+        Param("max_new_tokens", max_length, int, "Most tokens generated (nlpaug's max_length).", nlpaug_name="max_length"),
         Param("temperature", 1.0, float, "Sampling temperature."),
         Param("top_k", 50, int, "Sample among the k most likely tokens."),
         Param("top_p", 0.9, float, "Sample within this cumulative probability."),
-        Param("device", "cpu", str, "Torch device ('cpu', 'cuda')."),
+        Param("device", "auto", str, "Torch device: 'auto' (CUDA when torch sees a GPU), 'cpu', 'cuda'."),
     )
 
 
@@ -264,7 +272,7 @@ SPECS: tuple[BridgeSpec, ...] = (
          Param("top_k", 100, int, "Draw among the k most likely words."),
          *_word_amount(),
          Param("stopwords", None, "list[str] | None", "Words never changed."),
-         Param("device", "cpu", str, "Torch device ('cpu', 'cuda')."),
+         Param("device", "auto", str, "Torch device: 'auto' (CUDA when torch sees a GPU), 'cpu', 'cuda'."),
          Param("stopwords_regex", None, "str | None", "Regular expression of words never changed.")),
         needs=HUB_MODEL, model_params=("model_path",), model_kind="masked",
         # transformers' fill-mask pipeline: nlpaug's own BERT wrapper (use_custom_api) calls a
@@ -277,8 +285,8 @@ SPECS: tuple[BridgeSpec, ...] = (
         "nlpaug's BackTranslationAug: translate to a pivot language and back with two translation models.",
         (Param("from_model_name", "facebook/wmt19-en-de", str, "The forward model: a Hugging Face id or a local folder."),
          Param("to_model_name", "facebook/wmt19-de-en", str, "The backward model: a Hugging Face id or a local folder."),
-         Param("device", "cpu", str, "Torch device ('cpu', 'cuda')."),
-         Param("max_length", 300, int, "Most tokens generated.")),
+         Param("device", "auto", str, "Torch device: 'auto' (CUDA when torch sees a GPU), 'cpu', 'cuda'."),
+         Param("max_new_tokens", 300, int, "Most tokens generated (nlpaug's max_length).", nlpaug_name="max_length")),
         needs=HUB_MODEL, model_params=("from_model_name", "to_model_name"), model_kind="seq2seq", draws_from=MODEL_DRAWS,
         fixed=OWN_MODEL,
     ),

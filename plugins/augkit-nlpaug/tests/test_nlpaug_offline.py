@@ -131,7 +131,7 @@ def test_back_translation_runs_two_local_translation_models(tiny_marian_pair, ba
     """nlpaug's BackTranslationAug takes local folders and runs on this transformers: the tiny
     random Marian pair gives a round trip per row, the same whatever the batch."""
     forward, backward = tiny_marian_pair
-    params = {"from_model_name": str(forward), "to_model_name": str(backward), "max_length": 20}
+    params = {"from_model_name": str(forward), "to_model_name": str(backward), "max_new_tokens": 20}
     texts = banking77_texts[:4]
     whole = augkit.augment(texts, "nlpaug.back_translation", n=1, seed=0, batch_size=4, **params)
     assert all(len(row) == 1 and row[0] != text for row, text in zip(whole, texts))
@@ -161,14 +161,14 @@ def test_a_model_family_nlpaug_cannot_read_from_the_folder_name_asks_for_model_t
     with pytest.raises(InvalidParameterError, match=r"model_type='distilgpt2' is not one nlpaug runs here: pass model_type='gpt2'"):
         augkit.get_registry().create_augmenter("nlpaug.contextual_sentence", {"model_path": str(folder), "model_type": "distilgpt2"})
     method = augkit.get_registry().create_augmenter(
-        "nlpaug.contextual_sentence", {"model_path": str(folder), "model_type": "gpt2", "min_length": 5, "max_length": 20})
+        "nlpaug.contextual_sentence", {"model_path": str(folder), "model_type": "gpt2", "min_new_tokens": 5, "max_new_tokens": 20})
     assert method.augment("I am still waiting on my card?", 1, random.Random(0))
 
 
 def test_a_causal_lm_continues_each_text_the_same_for_the_same_seed(causal_lm_128, banking77_texts):
     """nlpaug's sentence continuation on the tiny GPT-2: every output starts with its text
     (nlpaug appends), and a row's outputs depend on its seed only, not on the batch."""
-    params = {"model_path": str(causal_lm_128), "min_length": 5, "max_length": 20}
+    params = {"model_path": str(causal_lm_128), "min_new_tokens": 5, "max_new_tokens": 20}
     texts = banking77_texts[:4]
     whole = augkit.augment(texts, "nlpaug.contextual_sentence", n=1, seed=3, batch_size=4, **params)
     alone = augkit.augment(texts, "nlpaug.contextual_sentence", n=1, seed=3, batch_size=1, **params)
@@ -184,7 +184,7 @@ def test_a_summary_is_kept_up_to_its_last_sentence_end_and_no_row_is_lost(tiny_t
     import pandas as pd
 
     frame = pd.DataFrame({"text": banking77_texts[:6], "label": list("abcdef")})
-    params = {"model_path": str(tiny_t5), "tokenizer_path": str(tiny_t5), "min_length": 3, "max_length": 10}
+    params = {"model_path": str(tiny_t5), "tokenizer_path": str(tiny_t5), "min_new_tokens": 3, "max_new_tokens": 10}
     out, report = augkit.augment_with_report(frame, "nlpaug.summarize", n=1, seed=0, **params)
     originals = out[out["augkit_method"].isna()]
     assert originals[["text", "label"]].values.tolist() == frame.values.tolist()

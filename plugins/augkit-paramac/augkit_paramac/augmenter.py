@@ -114,7 +114,7 @@ class ParaMac(augkit.Augmenter):
         Refuse an infilling caught in a repetition loop its source is not in ("first class
         first class flight"; :func:`augkit.plugin.repetition_loop`). Default true.
     device : str
-        ``cpu``, ``cuda``, ``cuda:N`` or ``auto``, for every model.
+        ``auto`` (default: CUDA when torch sees a GPU, else the CPU), ``cpu``, ``cuda`` or ``cuda:N``, for every model.
     """
 
     name = "paramac"
@@ -144,7 +144,7 @@ class ParaMac(augkit.Augmenter):
         min_chars: int = 15,
         calibration_candidates: int = 500,
         refuse_loops: bool = True,
-        device: str = "cpu",
+        device: str = "auto",
     ):
         for label, value in (("generator", generator), ("substitution_model", substitution_model),
                              ("semantic_model", semantic_model), ("fluency_model", fluency_model), ("device", device)):

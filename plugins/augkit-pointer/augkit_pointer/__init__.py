@@ -9,14 +9,15 @@ Importing this package loads no model library.
 from __future__ import annotations
 
 import augkit
-from augkit_pointer.augmenter import Pointer
+from augkit.plugin import renamed_module_names
+from augkit_pointer.augmenter import POINTER
 
-__all__ = ["Pointer"]
+__all__ = ["POINTER"]
 
 
 @augkit.hookimpl
 def register_augmenters(register):
-    register(Pointer)
+    register(POINTER)
 
 
 @augkit.hookimpl
@@ -24,3 +25,6 @@ def register_training_targets(register):
     from augkit_pointer import train_cli  # light: loads no torch, transformers or yake
 
     register("pointer", train_cli.add_arguments, train_cli.run, help=train_cli.HELP)  # `augkit train pointer`
+
+#: Old class names, importable until augkit 0.3 (docs/plugin-authors.md, "One name per idea").
+__getattr__ = renamed_module_names(__name__, {"Pointer": "POINTER"}, globals())

@@ -17,6 +17,7 @@ from augkit.plugin import (
     RowProtection,
     check_bool,
     draw_seed,
+    renamed_module_names,
     repetition_loop,
 )
 from augkit_pointer.insertion import (
@@ -53,7 +54,7 @@ REPETITION_REASON = ("pointer: every sentence grown fell into a repetition loop 
                      "refuse_loops=false keeps such candidates")
 
 
-class Pointer(augkit.Augmenter):
+class POINTER(augkit.Augmenter):
     """Insertion-based paraphrasing around keywords (Chevasson et al. 2023, on POINTER).
 
     Per sentence: ``keywords`` words scored by YAKE (segtok's words, stop words and
@@ -122,7 +123,7 @@ class Pointer(augkit.Augmenter):
         Refuse a sentence caught in a repetition loop its source is not in ("book add book
         track book springtime book"; :func:`augkit.plugin.repetition_loop`). Default true.
     device : str
-        ``cpu``, ``cuda``, ``cuda:N`` or ``auto``, for every model.
+        ``auto`` (default: CUDA when torch sees a GPU, else the CPU), ``cpu``, ``cuda`` or ``cuda:N``, for every model.
     """
 
     name = "pointer"
@@ -149,7 +150,7 @@ class Pointer(augkit.Augmenter):
         repetition_penalty: float = REPETITION_PENALTY,
         symbol_penalty: float = SYMBOL_PENALTY,
         refuse_loops: bool = True,
-        device: str = "cpu",
+        device: str = "auto",
     ):
         for label, value in (("insertion_model", insertion_model), ("synonym_encoder", synonym_encoder), ("device", device)):
             if not isinstance(value, str) or not value.strip():
@@ -254,3 +255,5 @@ class Pointer(augkit.Augmenter):
             return MaskedLMRanker(self.synonym_masked_lm, device=self.device)
         return EmbeddingRanker(self.synonym_encoder, device=self.device)
 
+#: Old class names, importable until augkit 0.3 (docs/plugin-authors.md, "One name per idea").
+__getattr__ = renamed_module_names(__name__, {"Pointer": "POINTER"}, globals())

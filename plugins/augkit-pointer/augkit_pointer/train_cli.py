@@ -70,7 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             + ", ".join(f"{name} (L{s.layers}/H{s.hidden}/A{s.heads})" for name, s in NEW_MODEL_SHAPES.items())
                             + " (Google's BERT miniatures)")
     parser.add_argument("--resume", action="store_true", help="continue from the newest checkpoint in --output")
-    parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default: cpu)")
+    parser.add_argument("--device", default="auto", help="auto (CUDA when torch sees a GPU), cpu, cuda or cuda:N (default: auto)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bars (default: when standard error is a terminal)")
     defaults, helps = PointerSettings(), {}

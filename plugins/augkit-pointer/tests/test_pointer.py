@@ -9,7 +9,7 @@ import re
 
 import pandas as pd
 import pytest
-from augkit_pointer import Pointer
+from augkit_pointer import POINTER
 from augkit_pointer.keywords import extract_keywords
 
 import augkit
@@ -42,7 +42,7 @@ def _in_order(text: str, keywords: list[str]) -> bool:
 
 
 def test_every_output_holds_the_sources_keywords_in_order(tiny_insertion_model, queries):
-    method = Pointer(insertion_model=str(tiny_insertion_model), **PLAIN)
+    method = POINTER(insertion_model=str(tiny_insertion_model), **PLAIN)
     n = 3
     rngs = [random.Random(f"0:{text}") for text in queries]
     lists = method.keyword_lists(queries, n, rngs)
@@ -58,7 +58,7 @@ def test_every_output_holds_the_sources_keywords_in_order(tiny_insertion_model, 
 
 
 def test_augmented_keyword_lists_are_what_the_outputs_are_built_around(tiny_insertion_model, queries):
-    method = Pointer(insertion_model=str(tiny_insertion_model), p_syn=1.0, p_shuf=0.5, max_stages=1, **KEEP_LOOPS)
+    method = POINTER(insertion_model=str(tiny_insertion_model), p_syn=1.0, p_shuf=0.5, max_stages=1, **KEEP_LOOPS)
     lists = method.keyword_lists(queries, 4, [random.Random(i) for i in range(len(queries))])
     rows = method.augment_batch(queries, 4, [random.Random(i) for i in range(len(queries))], context=None)
     for row_lists, row in zip(lists, rows, strict=True):
@@ -89,7 +89,7 @@ def test_same_seed_same_output_across_batch_sizes_and_workers(tiny_insertion_mod
 ])
 def test_bad_parameters_are_refused_by_name(bad, message):
     with pytest.raises(InvalidParameterError, match=message):
-        Pointer(**bad)
+        POINTER(**bad)
 
 
 def test_a_masked_lm_that_is_no_insertion_model_says_how_to_train_one(tiny_masked_lm, queries):

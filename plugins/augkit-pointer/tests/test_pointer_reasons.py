@@ -11,7 +11,7 @@ import re
 
 import pandas as pd
 import pytest
-from augkit_pointer import Pointer
+from augkit_pointer import POINTER
 from augkit_pointer.augmenter import NO_KEYWORDS, REPETITION_REASON
 from augkit_pointer.keywords import extract_keywords
 
@@ -42,7 +42,7 @@ def _protected_words(text: str) -> list[str]:
 def test_protected_spans_are_keywords_of_every_list_never_replaced_and_kept_in_order(rows):
     texts = [rows[i] for i in (0, 1, 6, 19, 25, 26, 35, 39, 40)]
     # every keyword replaced by a synonym where one exists, half of them swapped
-    method = Pointer(p_syn=1.0, p_shuf=0.5)
+    method = POINTER(p_syn=1.0, p_shuf=0.5)
     rngs = [random.Random(f"0:{text}") for text in texts]
     protected = [tuple(find_phrases(text, tuple(PROTECT))) for text in texts]
     lists = method.keyword_lists(texts, 6, rngs, protected)
@@ -54,7 +54,7 @@ def test_protected_spans_are_keywords_of_every_list_never_replaced_and_kept_in_o
             assert kept == words, (text, keywords)  # each span, as written, in the row's order
     assert sum(len(set(map(tuple, row_lists))) > 1 for row_lists in lists) >= 3  # swaps and synonyms did happen
     # one keyword asked: a row's protected spans are its keywords all the same
-    one = Pointer(keywords=1).keyword_lists(texts, 1, [random.Random(0) for _ in texts], protected)
+    one = POINTER(keywords=1).keyword_lists(texts, 1, [random.Random(0) for _ in texts], protected)
     assert [[keyword for keyword in row[0] if keyword != "?"] for row in one] == [_protected_words(text) for text in texts]
 
 

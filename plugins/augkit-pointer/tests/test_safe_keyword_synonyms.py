@@ -12,7 +12,7 @@ import random
 
 import pytest
 from augkit_eda import EDA
-from augkit_pointer import Pointer
+from augkit_pointer import POINTER
 from augkit_pointer.keyword_augmentation import KeywordAugmenter
 from augkit_pointer.keywords import extract_keywords
 
@@ -54,7 +54,7 @@ def test_the_issues_wrong_senses_never_come_back(issue_rows):
     for text, row_keywords, row_pools in zip(issue_rows, keywords, pools, strict=True):
         for keyword, pool in zip(row_keywords, row_pools, strict=True):
             assert not WRONG_SENSES.get(keyword.text, set()) & set(pool), (text, keyword.text, pool)
-    lists = Pointer(p_syn=1.0, p_shuf=0.0).keyword_lists(issue_rows, 5, [random.Random(i) for i in range(len(issue_rows))])
+    lists = POINTER(p_syn=1.0, p_shuf=0.0).keyword_lists(issue_rows, 5, [random.Random(i) for i in range(len(issue_rows))])
     offered = {word for row in lists for words in row for word in words}
     assert not offered & set().union(*WRONG_SENSES.values())
 
@@ -95,7 +95,7 @@ class EqualRanker:
 
 def test_the_source_is_named_and_a_ranker_needs_the_ranked_one():
     with pytest.raises(InvalidParameterError, match="unknown synonym source 'wordnet'; did you mean 'wordnet-ranked'"):
-        Pointer(synonyms="wordnet")
+        POINTER(synonyms="wordnet")
     with pytest.raises(InvalidParameterError, match="give synonyms='wordnet-ranked' or no ranker"):
         KeywordAugmenter(EqualRanker())
     assert KeywordAugmenter(EqualRanker(), synonyms="wordnet-ranked").synonyms_from == "wordnet-ranked"
