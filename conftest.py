@@ -518,7 +518,7 @@ def llm_server(tiny_chat_model):
 
 @pytest.fixture
 def scripted_llm_server():
-    """A factory of started :class:`augkit.testing.llm_servers.ScriptedChatServer`:
+    """A factory of started :class:`augkit.testing.scripted_chat.ScriptedChatServer`:
     ``scripted_llm_server([reply("..."), error(429)], default=None, models=(...))``. Every
     server it made is closed when the test ends."""
     from augkit.testing.scripted_chat import ScriptedChatServer
@@ -606,3 +606,114 @@ def launch_on_free_port():
                 return f"http://127.0.0.1:{port}/"
 
     return launch
+
+
+# Every built-in method, set up to run on the tiny models above: the one place the tests that
+# run each method (tests/test_every_method_says_why.py, tests/test_frozen_method_outputs.py) take
+# their set-ups from. Core tests reach them as `from conftest import BUILT_IN_METHODS`.
+def scripted_chat_replies(request: dict):
+    """A chat server's replies by the row asked about: repeats of it, a loop, no JSON list, or
+    a paraphrase (the row's text is the first line after "Text: ", or its first example)."""
+    import json
+
+    from augkit.testing.scripted_chat import reply
+
+    content = request["messages"][-1]["content"]
+    text = content.split("Text: ", 1)[1].split("\n", 1)[0] if "Text: " in content else content.split("\n- ", 1)[1].split("\n", 1)[0]
+    words = text.split()
+    kind = sum(map(ord, text)) % 4
+    if kind == 0:
+        return reply(json.dumps([text, text.upper()]))
+    if kind == 1:
+        return reply(json.dumps([" ".join(words[:1] * 4 + words[1:])]))
+    if kind == 2:
+        return reply("Sure, here they are.")
+    return reply(json.dumps([f"could you tell me: {text}"]))
+
+
+@pytest.fixture
+def llm_params(scripted_llm_server, tmp_path) -> dict:
+    """The LLM methods' parameters: a server replying by :func:`scripted_chat_replies`, a
+    cache of this test's own, no retries."""
+    server = scripted_llm_server(scripted_chat_replies)
+    return {"base_url": server.base_url, "model": "scripted", "cache_dir": str(tmp_path / "cache"), "max_retries": 0}
+
+
+@pytest.fixture(scope="session")
+def nlpaug_models(shared_data, tmp_path_factory) -> dict[str, dict]:
+    """What nlpaug's user-supplied methods run on, built from BANKING77's training texts: a
+    TF-IDF model, word vectors (a GloVe text file of seeded random vectors) and token lists."""
+    import numpy as np
+    from nlpaug.model.word_stats import TfIdf
+    from nlpaug.util.text.tokenizer import Tokenizer
+
+    texts = read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")[:400]
+    documents = [Tokenizer.tokenizer(text) for text in texts]
+    tfidf = tmp_path_factory.mktemp("tfidf")
+    model = TfIdf()
+    model.train(documents)
+    model.save(str(tfidf))
+    words = sorted({word for document in documents for word in document if word.isalpha()})
+    vectors = np.random.default_rng(0).normal(size=(len(words), 8))
+    glove = tmp_path_factory.mktemp("glove") / "banking77.txt"
+    glove.write_text("".join(" ".join([word, *(f"{x:.6f}" for x in row)]) + "\n" for word, row in zip(words, vectors)),
+                     encoding="utf-8")
+    return {
+        "nlpaug.tfidf": {"model_path": str(tfidf)},
+        "nlpaug.word_embs": {"model_type": "glove", "model_path": str(glove)},
+        "nlpaug.reserved": {"reserved_tokens": [["card", "debit card", "bank card"], ["cash", "money"]]},
+    }
+
+
+@pytest.fixture(scope="session")
+def causal_lm_128(shared_data, tmp_path_factory) -> Path:
+    """The tiny GPT-2 with 128 positions: nlpaug's continuation runs past 64."""
+    from augkit.testing import build_gpt2_causal_lm
+
+    texts = read_lines(shared_data / "banking77" / "jianguoz" / "train" / "seq.in")
+    return build_gpt2_causal_lm(tmp_path_factory.mktemp("gpt2-128") / "tiny-gpt2", texts, max_positions=128)
+
+
+#: Each built-in method's parameters for a test run, from the fixtures it needs: call with
+#: ``request.getfixturevalue``.
+BUILT_IN_METHODS: dict[str, Callable[[Callable[[str], Any]], dict]] = {
+    "eda": lambda get: {},
+    "aeda": lambda get: {},
+    "backtranslation": lambda get: {},
+    "faq": lambda get: {"generator": str(get("tiny_t5")), "max_length": 12, "device": "cpu"},
+    "paramac": lambda get: dict(get("paramac_params")),
+    "pointer": lambda get: {"insertion_model": str(get("tiny_insertion_model")), "max_stages": 2},
+    "erap": lambda get: {"sample_from": "backtranslation", "k": 2, "oracle": str(get("tiny_pair_classifier")),
+                         "similarity_model": get("tiny_encoder_dir"), "device": "cpu"},
+    "llm_paraphrase": lambda get: get("llm_params"),
+    "llm_generate": lambda get: get("llm_params"),
+    "nlpaug.keyboard": lambda get: {},
+    "nlpaug.ocr": lambda get: {},
+    "nlpaug.random_char": lambda get: {},
+    "nlpaug.spelling": lambda get: {},
+    "nlpaug.synonym": lambda get: {},
+    "nlpaug.antonym": lambda get: {},
+    "nlpaug.random_word": lambda get: {},
+    "nlpaug.split": lambda get: {},
+    "nlpaug.random_sentence": lambda get: {},
+    "nlpaug.reserved": lambda get: get("nlpaug_models")["nlpaug.reserved"],
+    "nlpaug.tfidf": lambda get: get("nlpaug_models")["nlpaug.tfidf"],
+    "nlpaug.word_embs": lambda get: get("nlpaug_models")["nlpaug.word_embs"],
+    "nlpaug.contextual": lambda get: {"model_path": str(get("tiny_masked_lm")), "top_k": 20},
+    "nlpaug.contextual_sentence": lambda get: {"model_path": str(get("causal_lm_128")), "min_length": 5, "max_length": 20},
+    "nlpaug.summarize": lambda get: {"model_path": str(get("tiny_t5")), "tokenizer_path": str(get("tiny_t5")),
+                                     "min_length": 3, "max_length": 10},
+    "nlpaug.back_translation": lambda get: {"from_model_name": str(get("tiny_marian_pair")[0]),
+                                            "to_model_name": str(get("tiny_marian_pair")[1]), "max_length": 20},
+}
+#: The built-in methods slow enough on the tiny models to be marked slow.
+SLOW_METHODS = {"nlpaug.back_translation"}
+
+
+def registered_built_in_methods() -> set[str]:
+    """The methods registered by the plugins in this repository (plugins/<distribution>)."""
+    import augkit
+
+    ours = {folder.name for folder in (REPO / "plugins").iterdir() if folder.is_dir()}
+    registry = augkit.get_registry()
+    return {name for name, entry in registry.methods.items() if entry.plugin.distribution in ours}

@@ -126,6 +126,8 @@ class NlpaugAugmenter(Augmenter):
             augmenter.model.pos_tag = offline_pos_tagger()  # this instance only, not nlpaug's class
         if spec.needs == HUB_MODEL:
             apply_model_settings(augmenter.model, {p.passed_as: self._nlpaug_value(p) for p in spec.params})
+        if spec.name == "nlpaug.spelling":
+            sort_misspellings(augmenter.model)
         self._reasons = _empty_row_reasons(spec, {p.name: getattr(self, p.name) for p in spec.params})
         return augmenter
 
@@ -180,6 +182,15 @@ def _empty_row_reasons(spec: BridgeSpec, values: dict[str, Any]) -> tuple[str, s
 
 #: The settings nlpaug copies onto a cached model when a new augmenter finds it in its cache.
 MODEL_SETTINGS = ("min_length", "max_length", "temperature", "top_k", "top_p", "batch_size")
+
+
+def sort_misspellings(model: Any) -> None:
+    """Put each word's misspellings in a fixed order, in place: nlpaug's ``Spelling`` model
+    de-duplicates them through a ``set``, whose order follows Python's string hashing, which
+    changes with every process (``PYTHONHASHSEED``); the same seed then picked other
+    misspellings in another process. Sorted is one of the orders nlpaug could have had."""
+    for misspellings in model.dict.values():
+        misspellings.sort()
 
 
 def apply_model_settings(model: Any, values: dict[str, Any]) -> None:

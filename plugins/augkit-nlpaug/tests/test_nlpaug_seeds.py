@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -28,6 +32,20 @@ def test_same_seed_same_output_whatever_the_batch_size(method, banking77_texts, 
 def test_same_seed_same_output_in_two_worker_processes(banking77_texts, wordnet_for_nltk):
     local = augkit.augment(banking77_texts, "nlpaug.synonym", n=2, seed=4, batch_size=5)
     assert augkit.augment(banking77_texts, "nlpaug.synonym", n=2, seed=4, batch_size=5, workers=2) == local
+
+
+def test_same_seed_same_output_in_processes_that_hash_strings_differently(banking77_texts, wordnet_for_nltk):
+    """Python salts its string hashes per process (PYTHONHASHSEED), which orders sets: no
+    method's output may follow it (nlpaug's Spelling model kept its misspellings in one). The
+    seeded methods but WordNet's synonyms, whose loading would take most of each process's time."""
+    code = ("import json, sys, augkit; texts, methods = json.load(sys.stdin); "
+            "print(json.dumps({m: augkit.augment(texts, m, n=3, seed=11) for m in methods}))")
+    outputs = [
+        subprocess.run([sys.executable, "-c", code], input=json.dumps([banking77_texts, SEEDED[1:]]), capture_output=True,
+                       text=True, check=True, env={**os.environ, "PYTHONHASHSEED": hash_seed}).stdout
+        for hash_seed in ("1", "2")
+    ]
+    assert json.loads(outputs[0]) == json.loads(outputs[1])
 
 
 def test_a_rows_output_does_not_depend_on_the_other_rows(banking77_texts, wordnet_for_nltk):
