@@ -680,10 +680,10 @@ BUILT_IN_METHODS: dict[str, Callable[[Callable[[str], Any]], dict]] = {
     "eda": lambda get: {},
     "aeda": lambda get: {},
     "backtranslation": lambda get: {},
-    "faq": lambda get: {"generator": str(get("tiny_t5")), "max_length": 12, "device": "cpu"},
+    "faq": lambda get: {"generator": str(get("tiny_t5")), "max_new_tokens": 12, "device": "cpu"},
     "paramac": lambda get: dict(get("paramac_params")),
     "pointer": lambda get: {"insertion_model": str(get("tiny_insertion_model")), "max_stages": 2},
-    "erap": lambda get: {"sample_from": "backtranslation", "k": 2, "oracle": str(get("tiny_pair_classifier")),
+    "erap": lambda get: {"sample_from": "backtranslation", "num_return": 2, "oracle": str(get("tiny_pair_classifier")),
                          "similarity_model": get("tiny_encoder_dir"), "device": "cpu"},
     "llm_paraphrase": lambda get: get("llm_params"),
     "llm_generate": lambda get: get("llm_params"),
@@ -700,11 +700,11 @@ BUILT_IN_METHODS: dict[str, Callable[[Callable[[str], Any]], dict]] = {
     "nlpaug.tfidf": lambda get: get("nlpaug_models")["nlpaug.tfidf"],
     "nlpaug.word_embs": lambda get: get("nlpaug_models")["nlpaug.word_embs"],
     "nlpaug.contextual": lambda get: {"model_path": str(get("tiny_masked_lm")), "top_k": 20},
-    "nlpaug.contextual_sentence": lambda get: {"model_path": str(get("causal_lm_128")), "min_length": 5, "max_length": 20},
+    "nlpaug.contextual_sentence": lambda get: {"model_path": str(get("causal_lm_128")), "min_new_tokens": 5, "max_new_tokens": 20},
     "nlpaug.summarize": lambda get: {"model_path": str(get("tiny_t5")), "tokenizer_path": str(get("tiny_t5")),
-                                     "min_length": 3, "max_length": 10},
+                                     "min_new_tokens": 3, "max_new_tokens": 10},
     "nlpaug.back_translation": lambda get: {"from_model_name": str(get("tiny_marian_pair")[0]),
-                                            "to_model_name": str(get("tiny_marian_pair")[1]), "max_length": 20},
+                                            "to_model_name": str(get("tiny_marian_pair")[1]), "max_new_tokens": 20},
 }
 #: The built-in methods slow enough on the tiny models to be marked slow.
 SLOW_METHODS = {"nlpaug.back_translation"}

@@ -58,7 +58,7 @@ SAVED_COLUMNS = ("text", "label", "augkit_source", "augkit_method")
 def _transformers_round_trip(get: Callable[[str], Any]) -> dict:
     forward, _ = get("tiny_marian_pair")  # root/en-xx and root/xx-en
     return {"engine": "transformers", "pivots": "xx", "forward_model": str(forward.parent / "en-{pivot}"),
-            "backward_model": str(forward.parent / "{pivot}-en"), "k": 2, "device": "cpu"}
+            "backward_model": str(forward.parent / "{pivot}-en"), "num_return": 2, "device": "cpu"}
 
 
 #: Runs beyond each built-in method on its own: name -> (method or pipeline, parameters from
