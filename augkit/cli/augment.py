@@ -1,5 +1,5 @@
 """``augkit augment INPUT -m METHOD -n N -o OUTPUT``: its options, checked before any work, as a
-:class:`~augkit.jobs.file_augment.FileJob`, and the closing summary."""
+:class:`~augkit.jobs.file_job.FileJob`, and the closing summary."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from augkit.cli.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
 from augkit.cli.options import parse_context_column_options, without_cache
 from augkit.engine.run_options import DEFAULT_BATCH_SIZE
 from augkit.errors import UsageError
-from augkit.jobs.file_augment import DEFAULT_CHUNK_ROWS
+from augkit.jobs.file_job import DEFAULT_CHUNK_ROWS
 from augkit.pipeline.param_options import parse_param_options
 from augkit.protection.reading import phrase_list
 
@@ -117,7 +117,8 @@ def add_augment_parser(commands) -> None:
 
 
 def run_augment(args: argparse.Namespace) -> int:
-    from augkit.jobs.file_augment import FileJob, Interrupted, augment_file
+    from augkit.jobs.file_augment import augment_file
+    from augkit.jobs.file_job import FileJob, Interrupted
     from augkit.tables.io import table_format
 
     output = Path(args.output)

@@ -27,7 +27,7 @@ from augkit.engine.process_tree import descendants
 from augkit.engine.termination import Terminated, terminate_like_interrupt
 from augkit.errors import AugkitError, UsageError
 from augkit.files.os_errors import describe_os_error
-from augkit.steps.params import RenamedWarning
+from augkit.steps.renamed import RenamedWarning
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from augkit.models.needs import ModelNeed
-from augkit.steps.params import Parameter, describe_parameters, with_current_names
+from augkit.steps.params import Parameter, describe_parameters
+from augkit.steps.renamed import with_current_names
 from augkit.terminal.plain_text import first_sentence
 
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from conftest import BUILT_IN_METHODS, SLOW_METHODS, registered_built_in_methods
 
 import augkit
 from augkit.pipeline.run import NOTHING_GENERATED
+from conftest import BUILT_IN_METHODS, SLOW_METHODS, registered_built_in_methods
 
 #: Lines of BANKING77's validation split (0-based): two sentences, twelve questions about
 #: topping up and physical cards, and "fix my top up".

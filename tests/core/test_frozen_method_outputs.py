@@ -36,9 +36,13 @@ import pytest
 
 if __name__ == "__main__":  # run as a script: the repository's root holds the conftest
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from conftest import BUILT_IN_METHODS, SLOW_METHODS, read_lines, registered_built_in_methods
-
 import augkit
+from conftest import (
+    BUILT_IN_METHODS,
+    SLOW_METHODS,
+    read_lines,
+    registered_built_in_methods,
+)
 
 EXPECTED = Path(__file__).parents[1] / "fixtures" / "frozen_method_outputs.json"
 #: Set by the script mode: the tests record what they got instead of comparing.

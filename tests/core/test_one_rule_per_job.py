@@ -105,7 +105,7 @@ def test_a_killed_checkpoint_writer_leaves_a_partial_folder_the_next_training_ru
     import sys
 
     from augkit.files.atomic import PARTIAL_SUFFIX
-    from augkit.training import training_folder
+    from augkit.training.folder import training_folder
 
     output = tmp_path / "model"
     output.mkdir()
@@ -223,7 +223,8 @@ def test_every_adapter_refuses_a_wrong_column_with_the_one_message(trec_question
 
     import augkit
     from augkit.errors import AugkitError
-    from augkit.jobs.file_augment import FileJob, augment_file
+    from augkit.jobs.file_augment import augment_file
+    from augkit.jobs.file_job import FileJob
 
     for method in ("eda", f"eda|label_integrity(model={tiny_encoder_dir!r})"):  # the second reads every row first
         named = {"text_column": "question", **columns}

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from augkit.steps.params import REQUIRED, with_current_names
 
 import augkit
+from augkit.steps.params import REQUIRED
+from augkit.steps.renamed import with_current_names
 
 TABLE_PAGE = Path(__file__).resolve().parents[2] / "docs" / "plugin-authors.md"
 TABLE_HEADING = "### One name per idea"

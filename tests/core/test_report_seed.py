@@ -14,7 +14,8 @@ import augkit
 from augkit.adapters.frame import augment_frame
 from augkit.api import build_pipeline
 from augkit.engine.run_options import RunOptions
-from augkit.jobs.file_augment import FileJob, augment_file
+from augkit.jobs.file_augment import augment_file
+from augkit.jobs.file_job import FileJob
 from augkit.web.general import RunSettings, run_traced
 
 ROWS = 30
