@@ -27,6 +27,7 @@ from augkit.engine.process_tree import descendants
 from augkit.engine.termination import Terminated, terminate_like_interrupt
 from augkit.errors import AugkitError, UsageError
 from augkit.files.os_errors import describe_os_error
+from augkit.registry.command_context import CommandContext
 from augkit.steps.renamed import RenamedWarning
 
 
@@ -74,8 +75,11 @@ def _kill_processes_below() -> None:
             pass
 
 
+#: What plugin commands and training targets are handed: this command line, run in this process.
+COMMAND_LINE = CommandContext(run_augkit=lambda argv: main(list(argv)))
+
 def _parse_and_run(argv: list[str] | None) -> int:
-    parser = build_parser()
+    parser = build_parser(COMMAND_LINE)
     args = parser.parse_args(argv)
     if not getattr(args, "augkit_command", None):
         parser.print_help(sys.stderr)

@@ -12,11 +12,13 @@ from augkit.cli.listing import add_list_parser
 from augkit.cli.plugin_commands import add_plugin_commands
 from augkit.cli.train import add_train_parser
 from augkit.cli.tune import add_tune_parser
+from augkit.registry.command_context import CommandContext
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(context: CommandContext) -> argparse.ArgumentParser:
     """The parser of every ``augkit`` command; plugins' commands are added last, and one that fails
-    to add its arguments is left out with a warning."""
+    to add its arguments is left out with a warning. ``context`` is what plugin commands and
+    training targets are handed (the command line running itself: :func:`augkit.cli.main.main`)."""
     parser = argparse.ArgumentParser(
         prog="augkit", description="Text data augmentation for labelled datasets."
     )
@@ -28,10 +30,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_info_parser(commands)
     add_augment_parser(commands)
     add_evaluate_parser(commands)
-    add_train_parser(commands)
+    add_train_parser(commands, context)
     add_tune_parser(commands)
     _add_serve_parser(commands)
-    add_plugin_commands(commands)
+    add_plugin_commands(commands, context)
     return parser
 
 

@@ -11,7 +11,7 @@ from augkit.errors import AugkitError
 from augkit.registry.command_context import CommandContext, takes_context
 
 
-def add_plugin_commands(commands) -> None:
+def add_plugin_commands(commands, context: CommandContext) -> None:
     """One subparser per command registered through the ``register_commands`` hook.
 
     A command whose ``add_arguments`` raises (or adds clashing options) is reported and left
@@ -41,16 +41,14 @@ def add_plugin_commands(commands) -> None:
             name, help=command.help, parents=[own], add_help=False, description=own.description,
             epilog=own.epilog, formatter_class=own.formatter_class,
         )
-        subparser.set_defaults(augkit_handler=functools.partial(run_plugin_command, command))
+        subparser.set_defaults(augkit_handler=functools.partial(run_plugin_command, command, context))
 
 
-def run_plugin_command(command, args: argparse.Namespace) -> int:
-    """``command.run(args)``, or ``run(args, context=...)`` with the command line's
-    :class:`CommandContext` when ``run`` takes one; its exit code checked."""
+def run_plugin_command(command, context: CommandContext, args: argparse.Namespace) -> int:
+    """``command.run(args)``, or ``run(args, context=context)`` (the command line's own
+    :class:`CommandContext`) when ``run`` takes one; its exit code checked."""
     if takes_context(command.run):
-        from augkit.cli.main import main
-
-        code = command.run(args, context=CommandContext(run_augkit=lambda argv: main(list(argv))))
+        code = command.run(args, context=context)
     else:
         code = command.run(args)
     if code is None:  # like sys.exit(None)

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 
 from augkit.cli.exit_codes import EXIT_USAGE
 from augkit.cli.plugin_commands import run_plugin_command
 from augkit.errors import AugkitError
+from augkit.registry.command_context import CommandContext
 from augkit.terminal.tables import table_lines
 
 
-def add_train_parser(commands) -> None:
+def add_train_parser(commands, context: CommandContext) -> None:
     """``augkit train TARGET ARGS...``: the target's own parser reads ``ARGS`` when the target
     is asked for (:func:`_train`), so a target's arguments cost nothing to other commands and
     an unknown target gets augkit's "did you mean" rather than argparse's message."""
@@ -26,7 +28,7 @@ def add_train_parser(commands) -> None:
     train.add_argument("augkit_train_target", nargs="?", metavar="TARGET", help="what to train")
     train.add_argument("augkit_train_arguments", nargs=argparse.REMAINDER, metavar="ARGS",
                        help="the target's arguments (augkit train TARGET --help)")
-    train.set_defaults(augkit_handler=run_train)
+    train.set_defaults(augkit_handler=functools.partial(run_train, context))
 
 
 def _training_targets_epilog() -> str | None:
@@ -41,7 +43,7 @@ def _training_targets_epilog() -> str | None:
     return "targets:\n" + "\n".join(f"  {name:<14}{target.help}" for name, target in sorted(targets.items()))
 
 
-def run_train(args: argparse.Namespace) -> int:
+def run_train(context: CommandContext, args: argparse.Namespace) -> int:
     """Run the target named on the command line with its own parser; without a target, list
     the targets."""
     from augkit.registry.discovery import get_registry
@@ -64,7 +66,7 @@ def run_train(args: argparse.Namespace) -> int:
     except Exception as error:
         raise AugkitError(f"training target {target.name!r} of plugin {target.plugin.name!r} "
                           f"({target.plugin.distribution}) failed to add its arguments: {error!r}") from error
-    return run_plugin_command(target, parser.parse_args(args.augkit_train_arguments))
+    return run_plugin_command(target, context, parser.parse_args(args.augkit_train_arguments))
 
 
 def print_table(rows: list[tuple[str, ...]], file=None) -> None:

@@ -161,7 +161,7 @@ def test_builtin_command_names_are_the_ones_the_registry_reserves(monkeypatch):
     from augkit.registry.registered import BUILTIN_COMMANDS
 
     monkeypatch.setattr(plugins, "get_registry", _registry_with_commands)
-    subcommands = next(a for a in cli.build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    subcommands = next(a for a in cli.build_parser(cli.COMMAND_LINE)._actions if isinstance(a, argparse._SubParsersAction))
     assert set(subcommands.choices) == BUILTIN_COMMANDS
 
 
