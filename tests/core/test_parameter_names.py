@@ -172,7 +172,7 @@ def test_the_renamed_parameters_of_the_issue_are_accepted_under_their_old_names(
 
 
 def test_an_old_name_works_in_a_pipeline_string_and_on_the_command_line():
-    from augkit.cli import parse_param_options
+    from augkit.pipeline.param_options import parse_param_options
 
     with pytest.warns(FutureWarning, match="backtranslation: parameter 'sample' is now called 'do_sample'"):
         pipeline = augkit.Pipeline.from_string("backtranslation(sample=true,k=2)|dedup")
@@ -213,7 +213,7 @@ def test_a_job_recorded_with_old_parameter_names_resumes_with_the_new_ones(share
     reference = tmp_path / "reference.csv"
     assert main([*arguments, "-o", str(reference)]) == 0
 
-    from augkit import table_stream
+    from augkit.tables import stream as table_stream
 
     written = []
 
