@@ -315,7 +315,7 @@ def test_the_lock_is_not_kept_by_forked_workers(tmp_path):
     lock = FolderLock(folder)
     child = os.fork()
     if child == 0:  # the child drops its inherited copy at fork; the lock stays the parent's
-        os._exit(0 if not __import__("augkit.jobs.lock").job_lock._held else 1)
+        os._exit(0 if not sys.modules["augkit.jobs.lock"]._held else 1)
     _, status = os.waitpid(child, 0)
     assert os.waitstatus_to_exitcode(status) == 0
     with pytest.raises(JobBusyError, match=f"process {os.getpid()} "):
