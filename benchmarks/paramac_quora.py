@@ -256,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         setup: dict[str, Any] = {"paraphraser": args.paraphraser, "num_beams": args.num_beams, "prompt": prompt,
                                  "max_new_tokens": args.max_new_tokens}
     else:
-        from augkit.cli.options import parse_param_options
+        from augkit.pipeline.param_options import parse_param_options
 
         method = args.method or "paramac"
         params = parse_param_options(args.param, method)

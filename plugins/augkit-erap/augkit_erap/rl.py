@@ -68,7 +68,7 @@ from augkit.plugin import (
     TrainerSettings,
     UsageError,
     draw_seed,
-    generator,
+    generator as seeded_generator,
     renamed_keywords,
     seeded_torch,
 )
@@ -446,7 +446,7 @@ def fine_tune(
                 rows = [pairs[i] for i in _batch_indices(step, len(pairs), settings)]
                 recorder.forget()
                 outcome = reinforce_step(model, tokenizer, rows, evaluator, optimizer, settings,
-                                         seed=draw_seed(generator(settings.seed, ROLLOUT_SEED_KEY, step)),
+                                         seed=draw_seed(seeded_generator(settings.seed, ROLLOUT_SEED_KEY, step)),
                                          device=device)
                 for (text, _), reference in zip(rows, outcome.references):
                     pending["texts"].append(reference)
@@ -625,7 +625,7 @@ def _batch_indices(step: int, examples: int, settings: RLSettings) -> list[int]:
     per_epoch = settings.steps_per_epoch(examples)
     epoch, position = divmod(step, per_epoch)
     order = list(range(examples))
-    generator(settings.seed, ORDER_SEED_KEY, epoch).shuffle(order)
+    seeded_generator(settings.seed, ORDER_SEED_KEY, epoch).shuffle(order)
     return order[position * settings.batch_size : (position + 1) * settings.batch_size]
 
 
