@@ -179,8 +179,12 @@ class ScriptedChatServer:
 
     @property
     def chat_requests(self) -> list[RecordedRequest]:
-        """The ``POST /v1/chat/completions`` requests, in order of arrival."""
-        return [request for request in self.requests if request.method == "POST" and request.path.endswith("/chat/completions")]
+        """The ``POST /v1/chat/completions`` requests the script answered, in order of arrival.
+
+        A request whose body is not JSON (a client killed while sending it) is answered 400
+        without reaching the script and is left out here; :attr:`requests` still holds it."""
+        return [request for request in self.requests
+                if request.method == "POST" and request.path.endswith("/chat/completions") and request.json is not None]
 
     def _next_response(self, payload: Any) -> ScriptedResponse:
         if self._callable is not None:
@@ -247,6 +251,11 @@ class _ScriptedHandler(BaseHTTPRequestHandler):
         request = self._record()
         if not self.path.split("?")[0].rstrip("/").endswith("/chat/completions"):
             self._send(request, ScriptedResponse(404, error_body(f"no route POST {self.path}", kind="not_found_error")))
+            return
+        if request.json is None:  # a client killed while sending leaves a cut body: no script answer
+            arrived, expected = len(request.body), request.headers.get("content-length", "?")
+            message = f"request body is not JSON ({arrived} of {expected} bytes arrived)"
+            self._send(request, ScriptedResponse(400, error_body(message, kind="invalid_request_error")))
             return
         scripted = self.scripted
         with scripted._lock:

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from augkit.cli.main import main
-from conftest import can_mount_tmpfs, read_lines
+from conftest import read_lines
 
 ROWS, CHUNK_ROWS = 3000, 100
 
@@ -257,8 +257,8 @@ def test_a_disk_that_fills_up_mid_job_gives_one_line_and_keeps_the_chunks(tmp_pa
     assert output.read_bytes() == reference
 
 
-MOUNTS = pytest.mark.skipif(not can_mount_tmpfs(), reason="mounting a small tmpfs needs root (CI runs as root); "
-                                                      "test_a_disk_that_fills_up_mid_job... covers ENOSPC by simulation")
+#: Tests that mount a tmpfs: skipped without root, failed under CI (:func:`conftest.mountable_tmpfs`).
+MOUNTS = pytest.mark.usefixtures("mountable_tmpfs")
 
 
 @pytest.fixture

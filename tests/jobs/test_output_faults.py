@@ -20,7 +20,6 @@ import pandas as pd
 import pytest
 
 from augkit.cli.main import main
-from conftest import can_mount_tmpfs
 
 #: A file-size limit (bytes) the streamed chunk files of the TREC input exceed at n=4.
 SIZE_LIMIT = 200 * 1024
@@ -74,11 +73,8 @@ def test_an_output_that_is_a_named_pipe_is_refused_not_replaced(tmp_path, trec_c
 
 
 @pytest.fixture
-def small_disk(tmp_path):
+def small_disk(tmp_path, mountable_tmpfs):
     """A 256 KB tmpfs (smaller than any of the outputs below), unmounted at the end."""
-    if not can_mount_tmpfs():
-        pytest.skip("filling a real disk needs a small tmpfs, which only root can mount; "
-                    "test_a_file_size_limit_names_the_file_being_written causes the same kind of failure without root")
     disk = tmp_path / "disk"
     disk.mkdir()
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(disk)], check=True)

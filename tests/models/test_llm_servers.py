@@ -134,6 +134,25 @@ def test_scripted_server_sends_raw_bodies_headers_and_a_loud_500_once_the_script
     assert [model["id"] for model in get_json(server.base_url + "/models")["data"]] == ["m1", "m2"]
 
 
+def test_scripted_server_answers_a_body_cut_short_400_without_spending_the_script(scripted_llm_server):
+    """A client killed while sending leaves a body shorter than its Content-Length: the server
+    answers 400 naming the bytes that arrived, keeps its script for the next request and leaves
+    the cut request out of chat_requests (tests read their JSON)."""
+    import socket
+
+    server = scripted_llm_server([reply("kept for the next request")])
+    whole = json.dumps({"model": "scripted", "messages": MESSAGES}).encode()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as connection:
+        head = f"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: {len(whole)}\r\n\r\n".encode()
+        connection.sendall(head + whole[:10])
+        connection.shutdown(socket.SHUT_WR)
+        answer = connection.makefile("rb").read().decode()
+    assert answer.startswith("HTTP/1.1 400") and f"10 of {len(whole)} bytes arrived" in answer
+    assert server.remaining == 1 and server.chat_requests == [] and len(server.requests) == 1
+    assert client(server.base_url, max_retries=0).chat.completions.create(model="scripted", messages=MESSAGES).choices[0].message.content == "kept for the next request"
+    assert len(server.chat_requests) == 1
+
+
 def test_scripted_server_answers_concurrent_requests_from_a_callable_script(scripted_llm_server):
     server = scripted_llm_server(lambda request: reply(request["messages"][-1]["content"].upper(), delay=0.3))
     chat = client(server.base_url, max_retries=0).chat.completions
