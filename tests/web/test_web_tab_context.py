@@ -115,3 +115,9 @@ def test_the_reader_of_declared_members_misses_nothing_a_protocol_adds():
         def shout(self) -> str: ...
 
     assert {"extra", "shout"} <= set(_declared(Wider)) and "read_upload" not in _declared(Wider)
+
+
+def test_the_testing_context_is_the_page_default_and_makes_its_folder(tmp_path):
+    context = tab_context(tmp_path / "serve" / "tabs")
+    assert context.max_file_size == 20_000_000  # augkit serve's --max-file-size default, 20MB
+    assert context.download_path("faq.jsonl").parent.parent == tmp_path / "serve" / "tabs"

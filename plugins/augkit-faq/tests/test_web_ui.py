@@ -107,9 +107,7 @@ def test_serve_without_gradio_names_the_extra_and_leaves_no_folder(monkeypatch, 
 
 @pytest.fixture
 def context(tmp_path):
-    folder = tmp_path / "serve"
-    folder.mkdir()
-    return tab_context(folder)
+    return tab_context(tmp_path / "serve")
 
 
 @pytest.fixture
