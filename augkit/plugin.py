@@ -93,13 +93,11 @@ Pipelines, tables and progress (loaded on first access)
 Commands (``register_commands``)
     :class:`CommandContext`, handed to a command's ``run(args, context)``: its ``run_augkit(argv)``
     runs augkit's own command line; :func:`parse_param_options` reads a command's ``-p KEY=VALUE``.
-A tab of ``augkit serve``'s page (``register_web_tabs``; loaded on first access)
-    :class:`TabContext` (the upload limit and the server's temporary folder), :func:`read_upload`,
-    :func:`without_server_path`, :func:`download_path`, :data:`UPLOAD_FILE_TYPES` (the upload
-    rules every tab shares), :func:`table_upload` (the file picker with two column
-    dropdowns; imports gradio), :func:`header_fitting_widths` (a table's column widths
-    that keep each header on one line) and :func:`status_line` (a message of several lines, such
-    as the missing models of a run, on a Markdown status line).
+A tab of ``augkit serve``'s page (``register_web_tabs``)
+    :class:`TabContext`, handed to a tab's ``build(context)``: the upload limit, the server's
+    temporary folder and the upload formats, with the page's rules as methods
+    (``context.read_upload(path)``, ``without_server_path``, ``download_path``, ``table_upload``,
+    ``header_fitting_widths``, ``status_line``), so that no plugin imports the page itself.
 
 >>> from augkit.plugin import Augmenter, split_words
 >>> class Reverse(Augmenter):
@@ -149,6 +147,7 @@ from augkit.protection.words import FREE as FREE_WORD
 from augkit.protection.words import span_of_words, splits_a_span
 from augkit.registry.command_context import CommandContext
 from augkit.registry.registered import RESERVED_PARAMETERS
+from augkit.registry.tab_context import TabContext
 from augkit.seeding import (
     MODEL_SEED_BITS,
     ROW_SEED_BITS,
@@ -245,16 +244,6 @@ _LAZY = {
     "write_table": "augkit.tables.io",
     "table_format": "augkit.tables.io",
     "XlsxLimits": "augkit.tables.xlsx_limits",
-    # a tab of `augkit serve`'s page (register_web_tabs): the upload rules every tab shares, and
-    # the file picker with its column dropdowns (table_upload imports gradio when reached)
-    "TabContext": "augkit.web",
-    "read_upload": "augkit.web.uploads",
-    "without_server_path": "augkit.web.uploads",
-    "download_path": "augkit.web.uploads",
-    "UPLOAD_FILE_TYPES": "augkit.web.uploads",
-    "table_upload": "augkit.web.widgets",
-    "header_fitting_widths": "augkit.web.widgets",
-    "status_line": "augkit.web.status",
     "progress_bar": "augkit.terminal.progress",
     # a plugin command's own -p KEY=VALUE options, typed as augkit augment types them
     "parse_param_options": "augkit.pipeline.param_options",
@@ -305,8 +294,8 @@ _LAZY = {
 }
 
 __all__ = [
-    # a command's context
-    "CommandContext",
+    # a command's context, a web tab's context
+    "CommandContext", "TabContext",
     # base classes
     "Augmenter", "BatchContext", "Candidate", "DatasetContext", "Filter", "GeneratedRow", "check_sources", "first_distinct",
     # errors

@@ -58,8 +58,9 @@ def register_training_targets(register: Callable[..., None]) -> None:
 def register_web_tabs(register: Callable[..., None]) -> None:
     """Add a tab to ``augkit serve``'s page: call ``register(name, build, title=...)``;
     ``build(context)`` is called inside the tab while the page is built and adds its gradio
-    components. ``context`` (:class:`augkit.plugin.TabContext`) holds the upload limit and the
-    server's temporary folder: read uploads with :func:`augkit.plugin.read_upload` and write
-    built files under ``context.temp_dir`` only. Import gradio inside ``build``, never at
-    module level (``import augkit`` must not import it).
+    components. ``context`` (:class:`augkit.plugin.TabContext`) holds the upload limit, the
+    server's temporary folder and the page's upload rules: read uploads with
+    ``context.read_upload(path)`` and write built files only where ``context.download_path``
+    puts them, under ``context.temp_dir``. Import gradio inside ``build``, never at module
+    level (``import augkit`` must not import it).
     """

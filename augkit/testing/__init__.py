@@ -8,7 +8,8 @@ its real size. :func:`build_bert_masked_lm`, :func:`build_gpt2_causal_lm`
 and :func:`build_pair_classifier` write a random masked LM, causal LM and MNLI-style pair
 classifier with tokenizers trained on the fly; :func:`bert_base_shape` and
 :func:`gpt2_small_shape` give their real sizes. :func:`run_command` runs an ``augkit`` command
-line in the test's process and returns its exit code. Importing this package loads no torch,
+line in the test's process and returns its exit code; :func:`tab_context` gives the context
+``augkit serve`` hands a plugin's web tab. Importing this package loads no torch,
 transformers, tokenizers or sentencepiece; they are imported when a model is built.
 """
 
@@ -23,6 +24,7 @@ from augkit.testing.commands import run_command
 from augkit.testing.gpt2 import build_gpt2_causal_lm, gpt2_small_shape
 from augkit.testing.marian import build_marian_model, build_marian_pair, opus_mt_shape
 from augkit.testing.t5 import build_t5_model, t5_base_shape
+from augkit.testing.web_tabs import tab_context
 
 __all__ = [
     "NLI_LABELS",
@@ -38,4 +40,5 @@ __all__ = [
     "t5_base_shape",
     "build_chat_model",
     "run_command",
+    "tab_context",
 ]

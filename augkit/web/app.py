@@ -13,7 +13,7 @@ from typing import Any
 
 import gradio as gr
 
-from augkit.web import TabContext
+from augkit.web.tab_context import PageTabContext
 from augkit.web.general_page import build_general_tab
 
 TITLE = "augkit"
@@ -27,7 +27,7 @@ def build_app(max_file_size: int, temp_dir: str | Path, *, registry: Any = None)
     from augkit.registry.discovery import get_registry
 
     registry = registry if registry is not None else get_registry()
-    context = TabContext(max_file_size=max_file_size, temp_dir=Path(temp_dir))
+    context = PageTabContext(max_file_size=max_file_size, temp_dir=Path(temp_dir))
     with gr.Blocks(title=TITLE, analytics_enabled=False, delete_cache=(3600, 3600)) as app:
         gr.Markdown(f"# {TITLE}: text data augmentation")
         with gr.Tabs():

@@ -19,7 +19,7 @@ from typing import Any
 import gradio as gr
 
 from augkit.errors import AugkitError
-from augkit.web import TabContext
+from augkit.registry.tab_context import TabContext
 from augkit.web.catalog import catalog_markdown, pipeline_choices
 from augkit.web.general import (
     DROPPED_GREY,

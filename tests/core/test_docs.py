@@ -129,3 +129,42 @@ def test_the_plugin_guides_complete_example_runs_as_copied(shared_data, tiny_mas
             words = text.split()
             assert len(words) == len(original) and sum(a != b for a, b in zip(words, original)) == 1
     pd.testing.assert_frame_equal(out, run(2))  # the model reloads in each worker: same rows
+
+
+def test_the_plugin_guides_web_tab_example_runs_as_copied(shared_data, tmp_path):
+    """The tab of the guide, built on a page and its handlers called with the context the page
+    hands it: TREC questions shouted into the server's folder, an oversized upload refused."""
+    import gradio as gr
+    import pandas as pd
+
+    from augkit.plugin import read_table
+    from augkit.testing import tab_context
+
+    block = next(b for b in _python_blocks("plugin-authors.md") if "def shout_upload" in b)
+    namespace: dict = {}
+    exec(compile(block, "plugin-authors.md", "exec"), namespace)
+    serve = tmp_path / "serve"
+    serve.mkdir()
+    context = tab_context(serve, max_file_size=2_000)
+    with gr.Blocks(analytics_enabled=False) as page:
+        namespace["build_tab"](context)
+    assert {"shout-file", "shout-text", "shout-run"} <= {getattr(b, "elem_id", None) for b in page.blocks.values()}
+
+    lines = (shared_data / "trec" / "eda_nlp" / "test" / "test.txt").read_text(encoding="utf-8").splitlines()
+    trec = pd.DataFrame([line.split("\t", 1)[::-1] for line in lines], columns=["question", "label"])
+    small, large = tmp_path / "trec.tsv", tmp_path / "trec-all.tsv"
+    trec.iloc[:12].to_csv(small, sep="\t", index=False)
+    trec.to_csv(large, sep="\t", index=False)
+    text_column, _, status = namespace["upload_columns"](str(small), context)
+    assert text_column["choices"] == ["question", "label"] and text_column["value"] == "question"
+    path, status = namespace["shout_upload"](str(small), "question", context)
+    assert Path(path).parent.parent == serve and Path(path).name == "trec-shouted.tsv"
+    assert status == "trec-shouted.tsv: 12 rows, 'question' shouted"
+    written = read_table(path)
+    assert written["question"].tolist() == trec["question"].iloc[:12].str.upper().tolist()
+    assert written["label"].astype(str).tolist() == trec["label"].iloc[:12].tolist()
+    assert namespace["shout_upload"](str(small), "text", context) == (
+        None, "**Error:** the table has no column 'text'; it has question, label")
+    _, _, status = namespace["upload_columns"](str(large), context)
+    assert status.startswith("**Cannot use this file:** the file is ") and "the limit is 2 KB" in status
+    assert str(tmp_path) not in status

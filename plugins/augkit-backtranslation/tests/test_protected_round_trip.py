@@ -19,7 +19,7 @@ from augkit_backtranslation.candidates import RoundTripCandidate
 from augkit_backtranslation.placeholders import foreign_words, mask, unmask
 
 import augkit
-from augkit.api import augment_with_report
+from augkit import augment_with_report
 from augkit.plugin import ProtectedSpan, edit_distance_ratio
 from augkit.protection.reading import code_spans
 

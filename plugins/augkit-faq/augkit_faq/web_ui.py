@@ -4,30 +4,21 @@ or tick any, download the augmented FAQ.
 
 The three event handlers (:func:`load_upload`, :func:`paraphrase_upload`,
 :func:`build_download`) are plain functions, so their messages are tested without a browser.
-The upload rules are the page's own (from :mod:`augkit.plugin`): everything the tab writes goes under
-the server's one temporary folder; uploads above the size limit are refused by gradio's server
-and, with a message, by the upload handler. Import this module only when serving: it imports gradio.
+The upload rules are the page's own, from the :class:`~augkit.plugin.TabContext` the page hands
+the tab (and each handler): everything the tab writes goes under the server's one temporary
+folder; uploads above the size limit are refused by gradio's server and, with a message, by the
+upload handler. Import this module only when serving: it imports gradio.
 """
 
 from __future__ import annotations
 
 import logging
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import gradio as gr
 
-from augkit.plugin import (
-    AugkitError,
-    TabContext,
-    download_path,
-    header_fitting_widths,
-    read_upload,
-    status_line,
-    table_upload,
-    without_server_path,
-)
+from augkit.plugin import AugkitError, TabContext
 from augkit_faq.faq import DEFAULT_MIN_SIMILARITY, FaqResult, paraphrase_faq
 from augkit_faq.faq_cli import format_summary
 from augkit_faq.generators import (
@@ -55,11 +46,10 @@ _log = logging.getLogger(__name__)
 
 def build_tab(context: TabContext, *, default_generator: str = OFFLINE_GENERATOR) -> None:
     """The FAQ tab's components and events, built inside the current gradio tab (or Blocks);
-    ``context`` holds the upload limit and the server's temporary folder."""
-    max_file_size, temp_dir = context.max_file_size, Path(context.temp_dir)
+    ``context`` holds the upload limit, the server's temporary folder and the page's rules."""
     gr.Markdown(f"## {TITLE}\n{INTRO}")
     result_state = gr.State(None)
-    upload, question_column, answer_column = table_upload(
+    upload, question_column, answer_column = context.table_upload(
         "FAQ file", "faq-file", (("question column", "question-column"), ("answer column", "answer-column")))
     with gr.Row():
         generator = gr.Dropdown(
@@ -82,23 +72,23 @@ def build_tab(context: TabContext, *, default_generator: str = OFFLINE_GENERATOR
         headers=REVIEW_COLUMNS,
         datatype=["bool", "str", "str", "str", "number", "number", "str", "number"],
         interactive=True, static_columns=[1, 2, 3, 4, 5, 6, 7], wrap=True, elem_id="review", visible=False,
-        column_widths=header_fitting_widths(REVIEW_COLUMNS, REVIEW_WIDTHS, check_boxes=["keep"]),
+        column_widths=context.header_fitting_widths(REVIEW_COLUMNS, REVIEW_WIDTHS, check_boxes=["keep"]),
         label="candidates (tick 'keep' to include a paraphrase in the file)",
     )
     build = gr.Button("Build augmented file", elem_id="build")
     download = gr.File(label="augmented FAQ", interactive=False, elem_id="download", visible=False)
 
     def on_upload(path):
-        return load_upload(path, max_file_size)
+        return load_upload(path, context)
 
     def on_run(path, question, answer, generator_name, most, count, k, p, minimum, seed_value):
         result, table, message = paraphrase_upload(path, question, answer, generator_name, most, count, k, p, minimum,
-                                                   seed_value, max_file_size=max_file_size)
+                                                   seed_value, context=context)
         shown = table is not None and len(table) > 0
         return result, gr.update(value=table if shown else None, visible=shown), gr.update(value=None, visible=False), message
 
     def on_build(path, result, edited):
-        file, message = build_download(path, result, edited, temp_dir=temp_dir)
+        file, message = build_download(path, result, edited, context=context)
         return gr.update(value=file, visible=file is not None), message
 
     upload.change(on_upload, inputs=upload, outputs=[question_column, answer_column, status])
@@ -107,18 +97,18 @@ def build_tab(context: TabContext, *, default_generator: str = OFFLINE_GENERATOR
     build.click(on_build, inputs=[upload, result_state, review], outputs=[download, status])
 
 
-def load_upload(path: str | None, max_file_size: int) -> tuple[dict, dict, str]:
+def load_upload(path: str | None, context: TabContext) -> tuple[dict, dict, str]:
     """On upload: the two column dropdowns (filled, likely columns preselected) and a status
     line; an oversized or unreadable file empties the dropdowns and says why."""
     if not path:
         return _no_columns(), _no_columns(), ""
     try:
-        columns = [str(c) for c in _read(path, max_file_size).columns]
+        columns = [str(c) for c in context.read_upload(path).columns]
     except AugkitError as error:
-        return _no_columns(), _no_columns(), f"**Cannot use this file:** {without_server_path(error, path)}"
+        return _no_columns(), _no_columns(), f"**Cannot use this file:** {context.without_server_path(error, path)}"
     except Exception as error:  # noqa: BLE001 -- a reader library's own failure: say it on the page, log the traceback
         _log.exception("augkit serve: reading an upload failed")
-        return _no_columns(), _no_columns(), f"**Cannot use this file:** {type(error).__name__}: {without_server_path(error, path)}"
+        return _no_columns(), _no_columns(), f"**Cannot use this file:** {type(error).__name__}: {context.without_server_path(error, path)}"
     question, answer = guess_columns(columns)
     message = f"{Path(path).name}: columns {', '.join(columns)}"
     return gr.update(choices=columns, value=question), gr.update(choices=columns, value=answer), message
@@ -127,7 +117,7 @@ def load_upload(path: str | None, max_file_size: int) -> tuple[dict, dict, str]:
 def paraphrase_upload(
     path: str | None, question: str | None, answer: str | None, generator: str | None,
     n: float | None, num_return: float | None, top_k: float | None, top_p: float | None,
-    min_similarity: float | None, seed: float | None, *, max_file_size: int,
+    min_similarity: float | None, seed: float | None, *, context: TabContext,
 ) -> tuple[FaqResult | None, Any, str]:
     """On "Paraphrase": the result (kept in the session), the review table and the per-step
     counts with any notes. An empty number field means its default (``n``: every accepted
@@ -136,26 +126,27 @@ def paraphrase_upload(
         return None, None, "**Upload an FAQ file first.**"
     try:
         result = paraphrase_faq(
-            _read(path, max_file_size), question, answer, n=_whole(n, 0) or None,
+            context.read_upload(path), question, answer, n=_whole(n, 0) or None,
             generator=(generator or "").strip(), seed=_whole(seed, 0), num_return=_whole(num_return, DEFAULT_NUM_RETURN),
             top_k=_whole(top_k, DEFAULT_TOP_K), top_p=_real(top_p, DEFAULT_TOP_P),
             min_similarity=_real(min_similarity, DEFAULT_MIN_SIMILARITY),
         )
     except AugkitError as error:
-        return None, None, status_line("Error", without_server_path(error, path))
+        return None, None, context.status_line("Error", context.without_server_path(error, path))
     except Exception as error:  # noqa: BLE001 -- a model library's own failure: say it on the page, log the traceback
         _log.exception("augkit serve: paraphrasing failed")
         return None, None, f"**Failed:** {type(error).__name__}: {error}"
     return result, review_table(result.candidates), _status(result.summary)
 
 
-def build_download(path: str | None, result: FaqResult | None, edited: Any, *, temp_dir: Path) -> tuple[str | None, str]:
+def build_download(path: str | None, result: FaqResult | None, edited: Any, *, context: TabContext) -> tuple[str | None, str]:
     """On "Build augmented file": the augmented FAQ with exactly the ticked candidates, written
-    to a fresh folder inside ``temp_dir`` in the upload's format (else CSV), and a status line."""
+    to a fresh folder inside the server's temporary folder in the upload's format (else CSV),
+    and a status line."""
     if result is None:
         return None, "**Run the paraphrasing first.**"
     kept = kept_ids(edited)
-    target = download_path(Path(path).name if path else "faq.csv", Path(tempfile.mkdtemp(dir=temp_dir)))
+    target = context.download_path(Path(path).name if path else "faq.csv")
     try:
         _write(result.table_for(kept), target)
     except AugkitError as error:
@@ -179,10 +170,6 @@ def _whole(value: float | None, default: int) -> int:
 
 def _real(value: float | None, default: float) -> float:
     return default if value is None else float(value)
-
-
-def _read(path: str, max_file_size: int) -> Any:
-    return read_upload(path, max_file_size)
 
 
 def _write(table: Any, path: Path) -> None:

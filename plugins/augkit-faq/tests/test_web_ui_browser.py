@@ -28,10 +28,10 @@ def serve(launch_on_free_port):
         import gradio as gr
         from augkit_faq.web_ui import build_tab
 
-        from augkit.plugin import TabContext
+        from augkit.testing import tab_context
 
         with gr.Blocks(analytics_enabled=False) as app:
-            build_tab(TabContext(limit, temp_dir), **options)
+            build_tab(tab_context(temp_dir, max_file_size=limit), **options)
         return app, launch_on_free_port(app, limit)
 
     return start
