@@ -308,7 +308,12 @@ class ERAP(Augmenter):
                protected: list[RowProtection] | None = None) -> list[list[Candidate]]:
         """Table 6 for each pair: paraphrase each side under the relations its determined
         rules need (all requests in one batch; the hypothesis with its protected spans), then
-        emit the determined pairs."""
+        emit the determined pairs.
+
+        Pairs rank inside generation (:meth:`reranked`, through the ``erap_relation`` and
+        ``rank`` steps' own code), not as later pipeline steps: a pair is composed from the one
+        best paraphrase of each side under each relation, so the ranking must happen before the
+        pairs exist, and the requests of one batch want different relations."""
         types = tuple(self.types.split(",")) if self.aware else (EQUIVALENCE,)
         rules = [rules_for(types, str(label) == self.entailment_label, self.projection) for label in labels]
         requests: list[tuple[int, str, str]] = []  # (row, side, relation)
