@@ -60,6 +60,9 @@ CASES = {
                             r"than to any of its own label"),
     "entailment": Case("eda|entailment(model={nli!r})", "clinc",
                        r"NLI relation '\w+' not in keep=equivalence"),
+    # erap's re-ranking step (augkit-erap): the tiny oracle judges most rewrites not equivalent
+    "erap_relation": Case("eda|erap_relation(oracle={nli!r}, similarity_model={encoder!r}, device='cpu')", "clinc",
+                          r"judged '\w+' by the oracle, not 'equivalence' \(require_relation=false keeps it\)"),
     "length": Case("eda|length(min=0.95, max=1.05)", "clinc",
                    r"length ratio \d\.\d+ (below min=0\.95|above max=1\.05) \(\d+ words for the source's \d+\)"),
     "edit_ratio": Case("eda|edit_ratio(min=0.3)", "clinc", r"char edit ratio \d\.\d+ below min=0\.3"),

@@ -1,7 +1,8 @@
 """augkit-erap: entailment-relation-aware paraphrasing (Sancheti et al. 2022, "Entailment
 Relation Aware Paraphrase Generation", ERAP). A seq2seq generator told the relation by a
 control token, an NLI oracle that checks it (:func:`augkit.metrics.entailment_relation`),
-re-ranking of any generator's samples by ERAP's reward, label-projected augmentation of
+re-ranking of any generator's samples by ERAP's reward (the ``erap_relation`` step and
+``rank``), label-projected augmentation of
 NLI pairs (Table 6), recast SICK (`augkit erap recast-sick`), and `augkit train erap`.
 
 Importing this package loads no model library.
@@ -12,13 +13,19 @@ from __future__ import annotations
 import augkit
 from augkit.plugin import renamed_module_names
 from augkit_erap.augmenter import ERAP
+from augkit_erap.ranking import ErapRelationFilter
 
-__all__ = ["ERAP"]
+__all__ = ["ERAP", "ErapRelationFilter"]
 
 
 @augkit.hookimpl
 def register_augmenters(register):
     register(ERAP)
+
+
+@augkit.hookimpl
+def register_filters(register):
+    register(ErapRelationFilter)  # `erap_relation`: equation 5's reward as a score, for `rank`
 
 
 @augkit.hookimpl

@@ -45,7 +45,8 @@ from augkit_erap.projection import (
     rules_for,
 )
 from augkit_erap.relations import checked_relation
-from augkit_erap.reward import ErapEvaluator, RewardWeights, minilm_similarity
+from augkit_erap.ranking import ErapRelationFilter, reward_ranking
+from augkit_erap.reward import ErapEvaluator, RewardWeights
 from augkit_erap.sources import NO_GENERATOR, ControlledGenerator, MethodSamples
 
 #: Section 4.1's re-ranking pool sizes; the paper's main results use 20.
@@ -183,11 +184,11 @@ class ERAP(Augmenter):
         self.refuse_loops = check_bool("refuse_loops", refuse_loops)
         self.device = device
         self._source: Any = None
-        self._evaluator: ErapEvaluator | None = None
+        self._relation_step: ErapRelationFilter | None = None
 
     def __getstate__(self) -> dict:
         # The loaded generator, oracle and encoder are loaded again where unpickled (a worker).
-        return {**self.__dict__, "_source": None, "_evaluator": None}
+        return {**self.__dict__, "_source": None, "_relation_step": None}
 
     def required_models(self) -> list[ModelNeed]:
         """The generator; or, in re-ranking mode, the sampled method's models and (unless
@@ -221,13 +222,20 @@ class ERAP(Augmenter):
         return self._source
 
     @property
-    def evaluator(self) -> ErapEvaluator:
-        if self._evaluator is None:
-            from augkit.plugin import EntailmentOracle
+    def relation_step(self) -> ErapRelationFilter:
+        """The ``erap_relation`` step on this method's oracle, encoder, weights and
+        ``require_relation``, which scores and screens its samples (created on first use)."""
+        if self._relation_step is None:
+            self._relation_step = ErapRelationFilter(
+                self.relation, require_relation=self.require_relation, oracle=self.oracle,
+                similarity_model=self.similarity_model, alpha=self.alpha, beta=self.beta, delta=self.delta,
+                device=self.device)
+        return self._relation_step
 
-            self._evaluator = ErapEvaluator(EntailmentOracle(self.oracle, device=self.device),
-                                            similarity=minilm_similarity(self.similarity_model), weights=self.weights)
-        return self._evaluator
+    @property
+    def evaluator(self) -> ErapEvaluator:
+        """Equation 5 on this method's oracle, encoder and weights (:attr:`relation_step`'s)."""
+        return self.relation_step.evaluator
 
     def paraphrases(self, texts: list[str], relations: list[str], n: int, seeds: list[int],
                     protected: list[RowProtection] | None = None) -> list[list[str]]:
@@ -257,22 +265,22 @@ class ERAP(Augmenter):
         """Each text's samples ordered by equation 5's reward for its relation (ties: sample
         order), the best ``n`` kept; with ``require_relation``, only those the oracle finds
         holding it. Samples that lost a protected span of ``protected[i]`` come after the
-        others. A text left with none says why."""
+        others. A text left with none says why.
+
+        The scoring is the ``erap_relation`` step's (:attr:`relation_step`) and the ordering
+        ``rank``'s (:func:`augkit_erap.ranking.reward_ranking`): the steps a pipeline runs
+        after ``erap(aware=false)``, here inside generation because a pair's premise and
+        hypothesis each need one paraphrase per relation before the pairs are composed, and
+        each request of a batch has its own relation."""
         spans = protected if protected is not None else [()] * len(texts)
-        flat = [(i, s) for i, row in enumerate(samples) for s in row]
-        if not flat:
+        rows = [[Candidate(sample) for sample in row] for row in samples]
+        if not any(rows):
             return [_empty(row, "") for row in samples]
-        sources = [texts[i] for i, _ in flat]
-        candidates = [s for _, s in flat]
-        wanted = [relations[i] for i, _ in flat]
-        judged = self.evaluator.judge(sources, candidates, wanted)
-        ranked: list[list[tuple[float, int, str]]] = [[] for _ in texts]
-        for position, ((i, text), (part, judgement)) in enumerate(zip(flat, judged, strict=True)):
-            if not self.require_relation or judgement.relation == relations[i]:
-                ranked[i].append((-part.reward, position, text))
-        return [spans_kept_first([text for *_, text in sorted(row)], row_spans)[:n] if row
+        kept = self.relation_step.scored(texts, rows, relations)
+        ranking = reward_ranking()
+        return [spans_kept_first([c.text for c in ranking.filter(text, row)], row_spans)[:n] if row
                 else _empty(sampled, _no_relation(relation))
-                for row, sampled, relation, row_spans in zip(ranked, samples, relations, spans, strict=True)]
+                for text, row, sampled, relation, row_spans in zip(texts, kept, samples, relations, spans, strict=True)]
 
     # -- augkit's contract ------------------------------------------------------------------
 
@@ -300,7 +308,12 @@ class ERAP(Augmenter):
                protected: list[RowProtection] | None = None) -> list[list[Candidate]]:
         """Table 6 for each pair: paraphrase each side under the relations its determined
         rules need (all requests in one batch; the hypothesis with its protected spans), then
-        emit the determined pairs."""
+        emit the determined pairs.
+
+        Pairs rank inside generation (:meth:`reranked`, through the ``erap_relation`` and
+        ``rank`` steps' own code), not as later pipeline steps: a pair is composed from the one
+        best paraphrase of each side under each relation, so the ranking must happen before the
+        pairs exist, and the requests of one batch want different relations."""
         types = tuple(self.types.split(",")) if self.aware else (EQUIVALENCE,)
         rules = [rules_for(types, str(label) == self.entailment_label, self.projection) for label in labels]
         requests: list[tuple[int, str, str]] = []  # (row, side, relation)
