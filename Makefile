@@ -18,7 +18,7 @@ demo: $(VENV)/.runtime
 # The suite runs on every core (pytest-xdist, one worker per core); TEST_WORKERS=0 runs it
 # in this one process (for --pdb, or to read a failure's output in order). PYTEST_ARGS picks
 # tests and options, e.g. make test PYTEST_ARGS="tests/jobs -x".
-TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo auto)
+TEST_WORKERS ?= $(shell env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc 2>/dev/null || echo auto)
 test: $(VENV)/.test wordnet-for-nltk chromium-for-tests
 	NLTK_DATA=$(NLTK_DATA) $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 

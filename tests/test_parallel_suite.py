@@ -183,3 +183,36 @@ def test_a_path_that_does_not_exist_is_an_error_under_n_as_without(small_suite):
     done = run_small_suite(small_suite, "-n", "2", "test_smal.py")
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
     assert "file or directory not found: test_smal.py" in done.stderr
+
+
+THREADS_MODULE = '''
+import os
+from pathlib import Path
+
+WHERE = Path(os.environ["WHERE"])
+
+
+def test_threads():
+    import torch
+
+    (WHERE / ("threads-" + os.environ["PYTEST_XDIST_WORKER"])).write_text(f"{os.environ['OMP_NUM_THREADS']} {torch.get_num_threads()}")
+'''
+
+
+@pytest.mark.parametrize(("workers", "preset"), [("2", None), ("1", None), ("2", "2")])
+def test_each_worker_sizes_its_thread_pools_to_its_share_of_the_cores(small_suite, monkeypatch, workers, preset):
+    """Two workers on this machine's cores run one numeric thread each (torch's included),
+    one worker runs them all; a value the run was started with is obeyed."""
+    pytest.importorskip("torch")
+    (small_suite / "test_threads.py").write_text(textwrap.dedent(THREADS_MODULE), encoding="utf-8")
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "RAYON_NUM_THREADS"):
+        monkeypatch.delenv(name, raising=False)
+    if preset is not None:
+        monkeypatch.setenv("OMP_NUM_THREADS", preset)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", workers, "test_threads.py"],
+                          cwd=small_suite, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "WHERE": str(small_suite.parent / "where")})
+    assert done.returncode == 0, done.stdout + done.stderr
+    (recorded,) = [path.read_text() for path in (small_suite.parent / "where").glob("threads-*")]
+    share = preset or str(max(1, len(os.sched_getaffinity(0)) // int(workers)))
+    assert recorded == f"{share} {share}"
