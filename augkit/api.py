@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 import logging
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from augkit.engine.run_options import DEFAULT_BATCH_SIZE, RunOptions
+from augkit.augment_options import DEFAULT_BATCH_SIZE, DEFAULT_TEXT_COLUMN, AugmentOptions, spells_augment_options
+from augkit.engine.run_options import RunOptions
 from augkit.errors import InputError, UsageError
 from augkit.models.hub_access import forget_hub_answer
 from augkit.pipeline.compose import Chain, Interleave
@@ -18,10 +20,10 @@ from augkit.reporting.report import AugmentationReport, check_something_worked
 from augkit.steps.augmenter import Augmenter
 
 logger = logging.getLogger("augkit")
-DEFAULT_TEXT_COLUMN = "text"
 REPORT_ATTR = "augkit_report"
 
 
+@spells_augment_options
 def augment(
     data: Any,
     method: str | Augmenter | Pipeline | Interleave | Chain,
@@ -134,12 +136,8 @@ def augment(
         >>> augkit.augment(["I lost my card"], "eda", n=2, seed=0)   # doctest: +SKIP
         [['I lost my bill', 'my lost I card']]
     """
-    result, report = augment_with_report(
-        data, method, n, seed, text_column=text_column, label_column=label_column,
-        context_columns=context_columns, keep_original=keep_original, progress=progress, batch_size=batch_size, coerce=coerce,
-        workers=workers, strict=strict, row_timeout=row_timeout, trace=trace, protect=protect,
-        protect_column=protect_column, protect_codes=protect_codes, **params,
-    )
+    # locals() is the call's arguments here: this is the first statement
+    result, report = augment_with_options(data, method, AugmentOptions.of(locals()), params)
     if _is_dataframe(result):
         result.attrs[REPORT_ATTR] = report.as_dict()
     if trace:
@@ -149,42 +147,35 @@ def augment(
     return result
 
 
-def augment_with_report(
-    data: Any,
-    method: str | Augmenter | Pipeline | Interleave | Chain,
-    n: int = 1,
-    seed: int | None = None,
-    *,
-    text_column: str | None = None,
-    label_column: str | None = None,
-    context_columns: Mapping[str, str] | Sequence[str] | None = None,
-    keep_original: bool = True,
-    progress: bool | None = None,
-    batch_size: int = DEFAULT_BATCH_SIZE,
-    coerce: bool = False,
-    workers: int = 1,
-    strict: bool = False,
-    row_timeout: float | None = None,
-    trace: bool = False,
-    protect: Sequence[str] | str | None = None,
-    protect_column: str | None = None,
-    protect_codes: bool = True,
-    **params: Any,
-) -> tuple[Any, AugmentationReport]:
+def augment_with_report(data: Any, method: Any, *args: Any, **keywords: Any) -> tuple[Any, AugmentationReport]:
     """:func:`augment`, also returning the run's :class:`~augkit.reporting.report.AugmentationReport`
-    (with ``trace=True``, its ``trace`` holds every candidate's :class:`~augkit.reporting.trace.TraceEntry`)."""
+    (with ``trace=True``, its ``trace`` holds every candidate's :class:`~augkit.reporting.trace.TraceEntry`).
+    It takes exactly :func:`augment`'s parameters (its signature is augment's)."""
+    call = _AUGMENT_SIGNATURE.bind(data, method, *args, **keywords)
+    return augment_with_options(data, method, AugmentOptions.of(call.arguments), call.arguments.get("params", {}))
+
+
+_AUGMENT_SIGNATURE = inspect.signature(augment)
+augment_with_report.__signature__ = _AUGMENT_SIGNATURE.replace(  # type: ignore[attr-defined]
+    return_annotation="tuple[Any, AugmentationReport]")
+
+
+def augment_with_options(data: Any, method: Any, asked: AugmentOptions,
+                         params: Mapping[str, Any]) -> tuple[Any, AugmentationReport]:
+    """What :func:`augment` and :func:`augment_with_report` both do, with the caller's options
+    as one object: the entry for callers inside augkit that hold them so (``augkit augment``
+    on a file it reads whole, :func:`augkit.jobs.file_augment.augment_file`)."""
     params, named_columns = _column_keywords(params)
     pipeline = build_pipeline(method, params)
-    text_column, context_columns = _apply_column_keywords(pipeline, named_columns, text_column, context_columns)
-    options = RunOptions(
-        n=n, seed=seed, batch_size=batch_size, workers=workers, progress=progress,
-        coerce=coerce, strict=strict, row_timeout=row_timeout, trace=trace, protect=protect, protect_codes=protect_codes,
-    ).checked()
+    text_column, context_columns = _apply_column_keywords(pipeline, named_columns, asked.text_column,
+                                                          asked.context_columns)
+    label_column, protect_column = asked.label_column, asked.protect_column
+    options = RunOptions.of(asked).checked()
     check_protect_column(pipeline, protect_column)
     table_options = {
         "text_column": DEFAULT_TEXT_COLUMN if text_column is None else text_column,
         "label_column": label_column,
-        "keep_original": keep_original,
+        "keep_original": asked.keep_original,
         "options": options,
         "context_columns": context_mapping(context_columns),
         "protect_column": protect_column,

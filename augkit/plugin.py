@@ -118,6 +118,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from augkit.augment_options import RESERVED_PARAMETERS
 from augkit.errors import (
     AugkitError,
     AugmentationFailedError,
@@ -146,7 +147,6 @@ from augkit.protection.locate import lost_spans, relocated, spans_kept_first
 from augkit.protection.words import FREE as FREE_WORD
 from augkit.protection.words import span_of_words, splits_a_span
 from augkit.registry.command_context import CommandContext
-from augkit.registry.registered import RESERVED_PARAMETERS
 from augkit.registry.tab_context import TabContext
 from augkit.seeding import (
     MODEL_SEED_BITS,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from augkit.cli.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
 from augkit.cli.options import parse_context_column_options, without_cache
-from augkit.engine.run_options import DEFAULT_BATCH_SIZE
+from augkit.augment_options import DEFAULT_OPTIONS, DEFAULT_TEXT_COLUMN
 from augkit.errors import UsageError
 from augkit.jobs.file_job import DEFAULT_CHUNK_ROWS
 from augkit.pipeline.param_options import parse_param_options
@@ -31,11 +31,13 @@ def add_augment_parser(commands) -> None:
     )
     augment.add_argument("input", metavar="INPUT", help="input table (.csv, .tsv, .jsonl, .parquet)")
     augment.add_argument("-m", "--method", required=True, help="method name or pipeline, e.g. eda or 'eda+aeda|dedup'")
-    augment.add_argument("-n", type=int, default=1, help="augmentations per row (default 1)")
+    augment.add_argument("-n", type=int, default=DEFAULT_OPTIONS.n,
+                         help=f"augmentations per row (default {DEFAULT_OPTIONS.n})")
     augment.add_argument("-o", "--output", required=True, help="output table; format from the extension")
-    augment.add_argument("--seed", type=int, default=None, help="seed for reproducible output")
-    augment.add_argument("--text-column", default="text", help="column to augment (default: text)")
-    augment.add_argument("--label-column", default=None,
+    augment.add_argument("--seed", type=int, default=DEFAULT_OPTIONS.seed, help="seed for reproducible output")
+    augment.add_argument("--text-column", default=DEFAULT_TEXT_COLUMN,
+                         help=f"column to augment (default: {DEFAULT_TEXT_COLUMN})")
+    augment.add_argument("--label-column", default=DEFAULT_OPTIONS.label_column,
                          help="label column (checked to exist; passed to filters and to methods that read labels)")
     augment.add_argument(
         "--context-column", action="append", default=[], metavar="NAME=COLUMN",
@@ -75,10 +77,11 @@ def add_augment_parser(commands) -> None:
                          "the output is written in UTF-8")
     augment.add_argument("--drop-original", action="store_true", help="write only the augmented rows")
     augment.add_argument(
-        "--batch-size", type=int, default=DEFAULT_BATCH_SIZE,
-        help=f"texts per pipeline batch (default {DEFAULT_BATCH_SIZE}; output does not depend on it)",
+        "--batch-size", type=int, default=DEFAULT_OPTIONS.batch_size,
+        help=f"texts per pipeline batch (default {DEFAULT_OPTIONS.batch_size}; output does not depend on it)",
     )
-    augment.add_argument("--workers", type=int, default=1, help="worker processes (output does not depend on it)")
+    augment.add_argument("--workers", type=int, default=DEFAULT_OPTIONS.workers,
+                         help="worker processes (output does not depend on it)")
     augment.add_argument(
         "--chunk-rows", type=int, default=DEFAULT_CHUNK_ROWS,
         help=f"rows read, augmented and written at a time for CSV/TSV/JSONL/Parquet (default {DEFAULT_CHUNK_ROWS}; "

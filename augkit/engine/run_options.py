@@ -7,13 +7,12 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from augkit.augment_options import DEFAULT_BATCH_SIZE, DEFAULT_OPTIONS, AugmentOptions
 from augkit.protection.reading import phrase_list
 from augkit.seeding import resolve_seed
 from augkit.steps.params import check_bool, check_int, check_seconds
 
-#: Texts per pipeline batch: large enough that model-backed filters embed a few hundred
-#: candidates per call, small enough for a responsive progress bar.
-DEFAULT_BATCH_SIZE = 256
+__all__ = ["DEFAULT_BATCH_SIZE", "RunOptions"]
 
 
 @dataclass(frozen=True)
@@ -28,19 +27,27 @@ class RunOptions:
     protects: the caller's ``protect`` phrases and, with ``protect_codes``, its short
     all-capital and single-letter tokens (:mod:`augkit.protection`). None of them changes
     which candidates a row gets, except ``n``, ``seed`` and the protection.
+
+    Each field is an option of :func:`augkit.augment` of the same name, with its default
+    (:mod:`augkit.augment_options`); :meth:`of` takes them from a call's options.
     """
 
-    n: int = 1
-    seed: int | None = 0
-    batch_size: int = DEFAULT_BATCH_SIZE
-    workers: int = 1
-    progress: bool | None = None
-    coerce: bool = False
-    strict: bool = False
-    row_timeout: float | None = None
-    trace: bool = False
-    protect: tuple[str, ...] = ()
-    protect_codes: bool = True
+    n: int = DEFAULT_OPTIONS.n
+    seed: int | None = DEFAULT_OPTIONS.seed
+    batch_size: int = DEFAULT_OPTIONS.batch_size
+    workers: int = DEFAULT_OPTIONS.workers
+    progress: bool | None = DEFAULT_OPTIONS.progress
+    coerce: bool = DEFAULT_OPTIONS.coerce
+    strict: bool = DEFAULT_OPTIONS.strict
+    row_timeout: float | None = DEFAULT_OPTIONS.row_timeout
+    trace: bool = DEFAULT_OPTIONS.trace
+    protect: tuple[str, ...] = phrase_list(DEFAULT_OPTIONS.protect)  # the checked form
+    protect_codes: bool = DEFAULT_OPTIONS.protect_codes
+
+    @classmethod
+    def of(cls, asked: AugmentOptions) -> RunOptions:
+        """The engine's share of a call's options (unchecked, as given)."""
+        return cls(**{option.name: getattr(asked, option.name) for option in dataclasses.fields(cls)})
 
     def checked(self) -> RunOptions:
         """These options with every value validated (a clear error naming the bad one) and

@@ -19,7 +19,7 @@ from typing import Any
 from augkit.adapters.columns import check_run_columns
 from augkit.adapters.frame import texts_as_strings
 from augkit.adapters.provenance import SOURCE_COLUMN
-from augkit.api import build_pipeline, check_models_for_run
+from augkit.api import augment_with_options, build_pipeline, check_models_for_run
 from augkit.engine.termination import Terminated, stop_if_terminated
 from augkit.errors import AugkitError, InputError, NothingAugmentedError, UsageError
 from augkit.files.atomic import file_digest
@@ -328,17 +328,10 @@ def _prepare_with_every_text(pipeline: Any, job: FileJob, seed: int) -> None:
 
 
 def _augment_in_memory(job: FileJob) -> AugmentationReport:
-    from augkit.api import augment_with_report
     from augkit.tables.io import read_table, write_table
 
     frame = read_table(job.input, **_reading(job))
-    augmented, report = augment_with_report(
-        frame, job.method, n=job.n, seed=job.seed, text_column=job.text_column, label_column=job.label_column,
-        context_columns=dict(job.context_columns) or None, keep_original=job.keep_original, progress=job.progress, batch_size=job.batch_size, coerce=job.coerce,
-        workers=job.workers, strict=job.strict, row_timeout=job.row_timeout, trace=job.trace is not None,
-        protect=job.protect or None, protect_column=job.protect_column, protect_codes=job.protect_codes,
-        **dict(job.params),
-    )
+    augmented, report = augment_with_options(frame, job.method, job.augment_options(), job.params)
     if job.coerce:
         augmented[job.text_column] = texts_as_strings(augmented[job.text_column])
     if job.trace is not None:

@@ -9,17 +9,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from augkit.augment_options import RESERVED_PARAMETERS
 from augkit.errors import UnknownMethodError, UsageError
 from augkit.steps.augmenter import Augmenter
 from augkit.steps.filter import Filter
 from augkit.steps.params import describe_parameters, instantiate, unknown_name_message
 
-#: Keyword arguments of :func:`augkit.augment` itself; a plugin parameter of the same name
-#: could never be passed, so such a plugin class is refused at registration.
-RESERVED_PARAMETERS = frozenset(
-    {"data", "method", "n", "seed", "text_column", "label_column", "keep_original",
-     "progress", "batch_size", "coerce", "workers", "row_timeout", "strict", "trace", "context_columns"}
-)
 #: The commands of augkit's own command line (``augkit.cli.main``); a plugin command cannot take
 #: these names. ``train`` runs the training targets plugins register
 #: (``register_training_targets``), so that several plugins can add one each; ``serve``
@@ -204,7 +199,9 @@ def _registration_problem(cls: Any, base: type, kind: str) -> str | None:
         return f"{kind} {name!r}: cannot read constructor parameters ({error})"
     clash = sorted(names & RESERVED_PARAMETERS)
     if clash:
-        return f"{kind} {name!r} uses reserved parameter name(s) {', '.join(clash)}"
+        return (f"{kind} {name!r} uses reserved parameter name(s) {', '.join(clash)}: augkit.augment takes "
+                f"{'them' if len(clash) > 1 else 'it'} itself, so no value could reach the {kind}; rename "
+                f"{'them' if len(clash) > 1 else 'it'} (augkit.plugin.RESERVED_PARAMETERS lists every reserved name)")
     return None
 
 
