@@ -45,15 +45,15 @@ $(VENV)/.created:
 	touch $@
 
 $(VENV)/.runtime: $(VENV)/.created $(PROJECT_FILES)
-	$(BIN)/pip install --quiet -c .ci/constraints.txt $(PACKAGES)
+	$(BIN)/python scripts/pip_install.py -c .ci/constraints.txt $(PACKAGES)
 	touch $@
 
 $(VENV)/.test: $(VENV)/.runtime
-	$(BIN)/pip install --quiet -c .ci/constraints.txt -e ".[test]"
+	$(BIN)/python scripts/pip_install.py -c .ci/constraints.txt -e ".[test]"
 	touch $@
 
 $(VENV)/.bench: $(VENV)/.runtime
-	$(BIN)/pip install --quiet -c .ci/constraints.txt -e ".[bench]"
+	$(BIN)/python scripts/pip_install.py -c .ci/constraints.txt -e ".[bench]"
 	touch $@
 
 # WordNet as NLTK reads it: for the lexicon-equivalence tests, the nlpaug benchmark and the
