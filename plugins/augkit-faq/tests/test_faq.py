@@ -210,3 +210,16 @@ def test_an_unknown_screen_lists_the_filters(stackfaq):
 
     with pytest.raises(UnknownMethodError, match="negation"):
         paraphrase_faq(stackfaq.head(2), "question", "answer", generator=ScriptedGenerator({}), screens=("negatoin",))
+
+
+def test_any_filter_may_screen_and_its_drop_reason_is_the_meaning_change(stackfaq):
+    """A screen that says why only through ``drop_reason`` (``edit_ratio`` has no ``explain()``)
+    is taken, and the reason the trace records is the candidate's ``meaning_change``."""
+    faq = stackfaq[stackfaq["question"] == "How do I delete my Facebook account?"]
+    near_copy = "How do I delete my Facebook account now?"
+    scripted = {faq["question"].iloc[0]: [near_copy, "How can I remove my Facebook account?"]}
+    screened = paraphrase_faq(faq, "question", "answer", generator=ScriptedGenerator(scripted), screens=("edit_ratio",))
+    by_text = screened.candidates.set_index("candidate")
+    assert by_text.loc[near_copy, "status"] == "meaning_changed"
+    assert by_text.loc[near_copy, "meaning_change"] == "edit_ratio: char edit ratio 0.11 below min=0.12"
+    assert by_text.loc["How can I remove my Facebook account?", "status"] != "meaning_changed"
