@@ -112,11 +112,22 @@ def pytest_configure_node(node) -> None:
     node.workerinput["thread_pools"] = {name: os.environ.get(name, share) for name in THREAD_POOL_ENV}
 
 
+def restore_interrupts() -> None:
+    """Let Ctrl-C reach this run and the commands its tests start. A shell without job control
+    starts a background job (``make test &`` in a script) with SIGINT ignored, and a process
+    inherits that: the tests that stop a job with SIGINT would then wait out their timeouts."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """In the run's own process under ``-n``, refuse a path that does not exist, as pytest does
     without ``-n`` (the workers collect, and a mistyped ``PYTEST_ARGS`` would otherwise end
     in "no tests ran"). In a worker, put back :data:`CONTROLLER_ENV` as the run's command
-    line had it, and size the numeric libraries' thread pools to the worker's share of the cores."""
+    line had it, size the numeric libraries' thread pools to the worker's share of the cores,
+    and let SIGINT through (:func:`restore_interrupts`)."""
     if not hasattr(config, "workerinput") and getattr(config.option, "tx", None):
         for argument in config.args:
             path = config.invocation_params.dir / argument.split("::", 1)[0]
@@ -130,6 +141,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # Before any test module imports torch: its pools are sized when it loads. Subprocesses
     # a test starts inherit the same share.
     os.environ.update(getattr(config, "workerinput", {}).get("thread_pools", {}))
+    restore_interrupts()
 
 
 @pytest.fixture(scope="session", autouse=True)
