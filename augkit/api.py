@@ -8,7 +8,12 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from augkit.augment_options import DEFAULT_BATCH_SIZE, DEFAULT_TEXT_COLUMN, AugmentOptions, spells_augment_options
+from augkit.augment_options import (
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_TEXT_COLUMN,
+    AugmentOptions,
+    spells_augment_options,
+)
 from augkit.engine.run_options import RunOptions
 from augkit.errors import InputError, UsageError
 from augkit.models.hub_access import forget_hub_answer

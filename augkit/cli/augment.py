@@ -7,9 +7,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from augkit.augment_options import DEFAULT_OPTIONS, DEFAULT_TEXT_COLUMN
 from augkit.cli.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
 from augkit.cli.options import parse_context_column_options, without_cache
-from augkit.augment_options import DEFAULT_OPTIONS, DEFAULT_TEXT_COLUMN
 from augkit.errors import UsageError
 from augkit.jobs.file_job import DEFAULT_CHUNK_ROWS
 from augkit.pipeline.param_options import parse_param_options

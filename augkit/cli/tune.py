@@ -58,9 +58,9 @@ def run_tune(args: argparse.Namespace) -> int:
     data = read_table(args.data, encoding=args.encoding, allow_multiline=args.allow_multiline)
     output = Path(args.output) if args.output else Path(Path(args.data).name + JOB_SUFFIX)
     space = {key: value for key, value in (("pipelines", args.methods), ("n", args.n), ("weights", args.weights)) if value}
-    result = tune(data, label_column=args.label_column, text_column=args.text_column, classifier=args.classifier,
-                  encoder=args.encoder, splits=args.splits, valid_fraction=args.valid_fraction, seed=args.seed,
-                  budget=args.budget, job_dir=str(output), resume=args.resume, progress=args.progress, **space)
+    tune(data, label_column=args.label_column, text_column=args.text_column, classifier=args.classifier,
+         encoder=args.encoder, splits=args.splits, valid_fraction=args.valid_fraction, seed=args.seed,
+         budget=args.budget, job_dir=str(output), resume=args.resume, progress=args.progress, **space)
     print((output / "summary.md").read_text(encoding="utf-8"), end="")
     print(f"(ranking: {output / 'ranking.csv'})")
     return 0

@@ -22,7 +22,6 @@ from augkit.reporting.trace import TraceEntry, no_candidate
 from augkit.steps.candidate import Candidate
 from augkit.steps.context import BatchContext
 from augkit.steps.inputs import prepare_texts
-from augkit.steps.protected_spans import RowProtection
 from augkit.terminal.progress import progress_bar, run_progress
 
 __all__ = ["DEFAULT_BATCH_SIZE", "EngineResult", "RunOptions", "prepare_pipeline", "run_pipeline"]

@@ -9,7 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from augkit.augment_options import DEFAULT_OPTIONS, DEFAULT_TEXT_COLUMN, OPTION_NAMES, AugmentOptions
+from augkit.augment_options import (
+    DEFAULT_OPTIONS,
+    DEFAULT_TEXT_COLUMN,
+    OPTION_NAMES,
+    AugmentOptions,
+)
 from augkit.engine.run_options import RunOptions
 from augkit.protection.reading import phrase_list
 from augkit.tables.io import DEFAULT_ENCODING, table_format

@@ -32,7 +32,7 @@ from augkit.errors import (
     ModelNotAvailableError,
 )
 from augkit.models.availability import model_not_available_message
-from augkit.models.batching import MIN_TOKENS_PER_PASS, PAD_MULTIPLE, filler_rows
+from augkit.models.batching import PAD_MULTIPLE, filler_rows
 from augkit.models.device import resolve_device
 from augkit.terminal.progress import third_party_bars
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import gradio as gr
 
-from augkit.web.tab_context import PageTabContext
 from augkit.web.general_page import build_general_tab
+from augkit.web.tab_context import PageTabContext
 
 TITLE = "augkit"
 _log = logging.getLogger(__name__)

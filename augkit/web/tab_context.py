@@ -44,7 +44,9 @@ class PageTabContext(TabContext):
 
     def header_fitting_widths(self, headers: Sequence[str], widths: Mapping[str, int | str], *,
                               default: int = 100, check_boxes: Sequence[str] = ()) -> list[str]:
-        from augkit.web.widgets import header_fitting_widths  # its module imports gradio
+        from augkit.web.widgets import (
+            header_fitting_widths,  # its module imports gradio
+        )
 
         return header_fitting_widths(headers, widths, default=default, check_boxes=check_boxes)
 

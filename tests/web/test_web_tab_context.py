@@ -6,7 +6,6 @@ page (issue 36, item 6)."""
 from __future__ import annotations
 
 import inspect
-from pathlib import Path
 
 import pandas as pd
 import pytest

@@ -16,7 +16,7 @@ from augkit.plugin import (
     derive,
     load_seq2seq,
 )
-from augkit.plugin import SEQ2SEQ_RUNTIMES as RUNTIMES
+from augkit.plugin import SEQ2SEQ_RUNTIMES as RUNTIMES  # noqa: F401 - augmenter.py reads it from here
 from augkit_backtranslation.candidates import RoundTripCandidate
 from augkit_backtranslation.dual_score import SCORINGS, per_token, round_trip_terms
 

@@ -44,8 +44,8 @@ from augkit_erap.projection import (
     needed_relations,
     rules_for,
 )
-from augkit_erap.relations import checked_relation
 from augkit_erap.ranking import ErapRelationFilter, reward_ranking
+from augkit_erap.relations import checked_relation
 from augkit_erap.reward import ErapEvaluator, RewardWeights
 from augkit_erap.sources import NO_GENERATOR, ControlledGenerator, MethodSamples
 

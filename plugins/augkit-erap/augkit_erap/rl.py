@@ -68,9 +68,11 @@ from augkit.plugin import (
     TrainerSettings,
     UsageError,
     draw_seed,
-    generator as seeded_generator,
     renamed_keywords,
     seeded_torch,
+)
+from augkit.plugin import (
+    generator as seeded_generator,
 )
 from augkit_erap.adversary import (
     DEFAULT_ADVERSARY_LEARNING_RATE,

@@ -11,7 +11,7 @@ import re
 from collections import Counter
 
 import pytest
-from augkit_erap import pretraining, train_cli
+from augkit_erap import pretraining
 from augkit_erap.pretraining import (
     LABELLED_PAIRS,
     PretrainSettings,

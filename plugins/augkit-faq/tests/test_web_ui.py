@@ -15,7 +15,6 @@ import pytest
 from augkit_faq import paraphrase_faq
 from augkit_faq.review import guess_columns, kept_ids, review_table
 
-from augkit.plugin import AugkitError
 from augkit.testing import tab_context
 
 

@@ -30,7 +30,6 @@ from augkit.plugin import InvalidParameterError, ModelNotAvailableError
 from augkit.testing.loopback import free_port
 from augkit.testing.scripted_chat import (
     ScriptedResponse,
-    chat_completion_body,
     error,
     reply,
 )

@@ -9,7 +9,7 @@ import random
 import pandas as pd
 import pytest
 from augkit_nlpaug import BRIDGED, SPECS
-from augkit_nlpaug.specs import HUB_MODEL, OFFLINE, WORDNET
+from augkit_nlpaug.specs import OFFLINE, WORDNET
 
 import augkit
 from augkit.testing import run_command

@@ -126,7 +126,6 @@ def test_the_second_prediction_replaces_a_word_unless_it_is_an_antonym(paramac_p
 
     text = "A large sofa was shoved against the wall, covered in a thin blanket."
     planner = _planner(paramac_params, drop_rate=0.0)
-    keywords = extract_keywords(text)
     for proposals, expected in ((["big", "small"], "large sofa"), (["big", "huge"], "huge sofa")):
         monkeypatch.setattr(augkit.plugin, "load_masked_lm", lambda *a, p=proposals, **k: _FakeMaskedLM(p))
         plans = planner.plan([text], _rngs([text]))
