@@ -22,14 +22,18 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple, Protocol
 
 from augkit.plugin import CACHE_DIR_ENV, cache_folder
 
-if TYPE_CHECKING:
-    from augkit_llm.client import ChatRequest
-
 __all__ = ["CACHE_DIR_ENV", "CachedReply", "ResponseCache", "default_cache_folder"]
+
+class ChatRequest(Protocol):
+    """What the cache needs of a request (:class:`augkit_llm.client.ChatRequest`, which
+    imports this module): its stable key."""
+
+    def key(self) -> str: ...
+
 
 #: Bumped when an entry's layout changes, so that older entries read as misses.
 ENTRY_FORMAT = 1
