@@ -69,16 +69,11 @@ def pairs_of(result) -> dict[str, Any]:
 
 def rule_outputs(sentences: list[str]) -> dict[str, Any]:
     """Every case's outputs, as JSON-ready values."""
+    import augkit
     from augkit_backtranslation.augmenter import select_candidates
     from augkit_backtranslation.bergamot import BergamotEngine
     from augkit_backtranslation.candidates import RoundTripCandidate
-    from augkit_backtranslation.parabank import (
-        BergamotDirection,
-        build_parabank,
-        filter_candidates,
-    )
-
-    import augkit
+    from augkit_backtranslation.parabank import BergamotDirection, build_parabank, filter_candidates
 
     outputs: dict[str, Any] = {}
     engine = BergamotEngine(threads=2)
@@ -127,7 +122,6 @@ def test_parabank_and_backtranslation_outputs_are_those_frozen_at_623a08e(bankin
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
     import pandas as pd
-
     from conftest import SHARED_DATA
 
     texts = pd.read_csv(SHARED_DATA / "banking77" / "polyai" / "test.csv")["text"].head(200).tolist()
