@@ -1,9 +1,10 @@
 """``pip install ARGS`` into the virtual environment running this script, done by uv.
 
 `make setup` and `make test` install augkit, its nine plugins and their test tools (about 150
-distributions, torch among them). pip fetches and unpacks them one at a time: about 5 minutes
-on a clean 2-core machine. uv (https://docs.astral.sh/uv/) resolves the same versions under
-the same constraints and installs them in parallel: under a minute (docs/testing.md).
+distributions, torch among them). pip fetches and unpacks them one at a time: 2 minutes from
+a clean clone on a 2-core machine, 5 when it is busy. uv (https://docs.astral.sh/uv/) resolves
+the same versions under the same constraints and installs them in parallel: 27 s (47 s busy;
+docs/testing.md).
 
 uv does not read pip's configuration, and a machine's package mirrors, wheel folders and
 caps live there (pip.conf, ``PIP_*`` variables). So this script asks pip for its settings
