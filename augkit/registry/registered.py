@@ -156,11 +156,19 @@ class Registry:
         table[cls.name] = Registered(cls.name, cls, plugin)
 
     def method(self, name: str) -> Registered:
-        """The registered augmenter called ``name``, or an error listing what exists."""
+        """The registered augmenter called ``name``, or an error listing what exists (and
+        saying so when ``name`` is a filter, which cannot generate)."""
+        if isinstance(name, str) and name not in self.methods and name in self.filters:
+            raise UnknownMethodError(f"{name!r} is a filter, not a method: it keeps, drops or ranks what a method "
+                                     f"generates; put it after one, e.g. 'eda|{name}'")
         return _lookup(self.methods, name, "method")
 
     def filter(self, name: str) -> Registered:
-        """The registered filter called ``name``, or an error listing what exists."""
+        """The registered filter called ``name``, or an error listing what exists (and saying
+        so when ``name`` is a method, which cannot filter)."""
+        if isinstance(name, str) and name not in self.filters and name in self.methods:
+            raise UnknownMethodError(f"{name!r} is a method, not a filter: it generates candidates; put it first, "
+                                     f"e.g. '{name}|dedup', or combine methods with '+'")
         return _lookup(self.filters, name, "filter")
 
     def training_target(self, name: str) -> RegisteredCommand:

@@ -236,3 +236,11 @@ def test_unknown_method_suggests_close_names_and_lists_all():
     message = str(caught.value)
     assert "unknown method 'edaa'; did you mean 'eda'" in message
     assert "available: aeda, backtranslation, eda" in message
+
+
+def test_a_filter_named_as_a_method_and_a_method_named_as_a_filter_are_told_apart(banking77_sentences):
+    frame = pd.DataFrame({"text": banking77_sentences[:3]})
+    with pytest.raises(augkit.UnknownMethodError, match=r"'dedup' is a filter, not a method: .* e.g. 'eda\|dedup'"):
+        augkit.augment(frame, method="dedup")
+    with pytest.raises(augkit.UnknownMethodError, match=r"'aeda' is a method, not a filter: .* e.g. 'aeda\|dedup'"):
+        augkit.augment(frame, method="eda|aeda")
