@@ -130,7 +130,7 @@ def table():  # stands in for a table read or a model trained once per module
 
 @pytest.mark.parametrize("row", range(6))
 def test_row(table, row):
-    pass
+    (WHERE / f"table-{row}").write_text(os.environ.get("PYTEST_XDIST_WORKER", "none"))
 '''
 
 
@@ -159,9 +159,11 @@ def test_the_tests_of_one_resource_run_on_one_worker(small_suite):
     done = run_small_suite(small_suite, "-n", "2")
     assert done.returncode == 0, done.stdout + done.stderr
     where = {path.name: path.read_text() for path in (small_suite.parent / "where").iterdir() if path.name != "table-builds"}
-    assert len(where) == 11
+    assert len(where) == 17
     browsers = {where[f"browser-{page}"] for page in range(4)}
     assert len(browsers) == 1, f"the browser tests ran on {sorted(browsers)}"
+    # Three units of work (the browser group and two modules) on two workers: each starts with
+    # one, so both are used, whichever of them takes the third.
     assert set(where.values()) == {"gw0", "gw1"}, "the small suite did not use both workers"
 
 
