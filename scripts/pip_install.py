@@ -24,8 +24,8 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-#: The uv release used, pinned like everything else (.ci/constraints.txt holds the same line).
-UV_REQUIREMENT = "uv==0.13.9"
+#: The installer itself; its release is pinned in .ci/constraints.txt like everything else.
+UV_REQUIREMENT = "uv"
 CONSTRAINTS = Path(__file__).resolve().parent.parent / ".ci" / "constraints.txt"
 #: pip's settings uv is given, as (pip's name, uv's option); each may hold several values.
 LISTED_OPTIONS = (("index-url", "--index-url"), ("extra-index-url", "--extra-index-url"),

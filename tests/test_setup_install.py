@@ -6,6 +6,8 @@ import importlib.util
 import subprocess
 import sys
 
+import pytest
+
 from conftest import REPO
 
 spec = importlib.util.spec_from_file_location("pip_install", REPO / "scripts" / "pip_install.py")
@@ -42,3 +44,14 @@ def test_install_and_global_sections_rank_below_the_environment():
              "global.extra-index-url='file:///x'", ":env:.index-url='https://env/simple'", "user.index-url='x'"]
     assert pip_install.pip_settings(lines) == {"index-url": "https://env/simple", "extra-index-url": "file:///x"}
     assert pip_install.pip_settings(lines[:2]) == {"index-url": "https://install/simple"}
+
+
+@pytest.mark.parametrize("installer", ["uv", "pip"])
+def test_a_failed_install_exits_non_zero_naming_the_command(installer, monkeypatch):
+    """Both installers: nothing can be found without an index, and the script says which
+    command failed instead of going on."""
+    monkeypatch.setenv("AUGKIT_INSTALLER", installer)
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "pip_install.py"), "--dry-run", "--no-index",
+                           "augkit-no-such-distribution"], capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    assert "pip_install:" in done.stderr and "augkit-no-such-distribution" in done.stderr and "failed (exit" in done.stderr
