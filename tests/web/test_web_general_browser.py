@@ -113,7 +113,7 @@ _PLOT_PARTS_OUTSIDE = """(ids) => ids.flatMap(id => {
         for (const part of svg.querySelectorAll(`[aria-roledescription=${role}]`)) {
             const r = part.getBoundingClientRect();
             if (r.left < drawn.left - slack || r.right > drawn.right + slack || r.top < drawn.top - slack || r.bottom > drawn.bottom + slack)
-                out.push(`${id}: ${role} ${Math.round(r.left - drawn.left)}..${Math.round(r.right - drawn.left)} of ${Math.round(drawn.width)}`);
+                out.push(`${id}: ${role} ${Math.round(r.left - drawn.left)}..${Math.round(r.right - drawn.left)} of ${Math.round(drawn.width)} across, ${Math.round(r.top - drawn.top)}..${Math.round(r.bottom - drawn.top)} of ${Math.round(drawn.height)} down`);
         }
     }
     return out;
