@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from augkit.augment_options import DEFAULT_OPTIONS, DEFAULT_TEXT_COLUMN
+from augkit.augment_options import DEFAULT_OPTIONS, DEFAULT_TEXT_COLUMN, RESERVED_PARAMETERS
 from augkit.cli.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
 from augkit.cli.options import parse_context_column_options, without_cache
 from augkit.errors import UsageError
@@ -116,7 +116,7 @@ def add_augment_parser(commands) -> None:
     progress = augment.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show a progress bar")
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
-    augment.set_defaults(augkit_handler=run_augment)
+    augment.set_defaults(augkit_handler=run_augment, augkit_option_flags=_option_flags(augment))
 
 
 def run_augment(args: argparse.Namespace) -> int:
@@ -134,6 +134,7 @@ def run_augment(args: argparse.Namespace) -> int:
                                    ("--batch-size", args.batch_size, 1), ("--workers", args.workers, 1)):
         if value < minimum:
             raise UsageError(f"{option} must be at least {minimum}, got {value}")
+    _refuse_options_given_as_parameters(args.param, args.method, args.augkit_option_flags)
     job = FileJob(
         input=Path(args.input), output=output, method=args.method,
         params=without_cache(parse_param_options(args.param, args.method), args.method) if args.no_cache
@@ -160,6 +161,31 @@ def run_augment(args: argparse.Namespace) -> int:
     traced = f"; trace: {args.trace}" if args.trace else ""
     print(f"augkit: {report.summary()}{drawn}; output: {output}{traced}", file=sys.stderr)
     return EXIT_OK
+
+
+def _option_flags(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """Each :func:`augkit.augment` option's flag(s) on ``augkit augment``, by option name
+    (``{"protect": "--protect", "progress": "--progress/--no-progress", ...}``)."""
+    spelled_apart = {"data": "the INPUT argument", "method": "-m", "keep_original": "--drop-original (its inverse)"}
+    flags: dict[str, list[str]] = {name: [spelling] for name, spelling in spelled_apart.items()}
+    for action in parser._actions:  # argparse keeps no public list of a parser's options
+        name = "context_columns" if action.dest == "context_column" else action.dest
+        if name in RESERVED_PARAMETERS and action.option_strings and name not in spelled_apart:
+            flags.setdefault(name, []).append(max(action.option_strings, key=len))
+    return {name: "/".join(spellings) for name, spellings in flags.items()}
+
+
+def _refuse_options_given_as_parameters(pairs: list[str], method: str, flags: dict[str, str]) -> None:
+    """``-p protect=film`` names an option of ``augkit augment`` itself, which no method
+    takes (the registry refuses a plugin parameter of such a name): say which flag it is,
+    instead of calling it an unknown parameter of the method."""
+    for pair in pairs:
+        name = pair.partition("=")[0].strip()
+        if name in RESERVED_PARAMETERS:
+            flag = flags.get(name)
+            how = f"give it as {flag}" if flag else "augkit augment has no flag for it (it is a Python-API option)"
+            raise UsageError(
+                f"-p {pair}: {name!r} is an option of augkit augment itself, not a parameter of {method!r}; {how}")
 
 
 def _row_timeout_option(text: str) -> float:

@@ -97,6 +97,10 @@ def test_typed_parameters_and_info(banking_csv, tmp_path):
         (["-m", "eda", "--workers", "0"], "--workers must be at least 1, got 0"),
         (["-m", "eda+aeda", "-p", "punc_ratio=0.5"], "qualify it with the step that takes it: 'aeda.punc_ratio'"),
         (["-m", "eda+aeda", "-p", "alpha=0.5"], "no step of this pipeline takes a parameter 'alpha' (eda: alpha_sr,"),
+        (["-m", "eda", "-p", "protect=film"],
+         "-p protect=film: 'protect' is an option of augkit augment itself, not a parameter of 'eda'; give it as --protect"),
+        (["-m", "eda", "-p", "progress=1"], "give it as --progress/--no-progress"),
+        (["-m", "eda", "-p", "keep_original=false"], "give it as --drop-original (its inverse)"),
     ],
 )
 def test_usage_errors_exit_2_with_a_message(banking_csv, tmp_path, args, message):
