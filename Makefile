@@ -18,9 +18,17 @@ demo: $(VENV)/.runtime
 # The suite runs on every core (pytest-xdist, one worker per core); TEST_WORKERS=0 runs it
 # in this one process (for --pdb, or to read a failure's output in order). PYTEST_ARGS picks
 # tests and options, e.g. make test PYTEST_ARGS="tests/jobs -x".
+#
+# The suite starts about 300 Python processes (workers, command lines, Ray actors, servers),
+# each importing torch, transformers or Ray. Where the environment sets
+# PYTHONDONTWRITEBYTECODE (container images often do, this machine's among them), none of them
+# saves the bytecode it compiles, so each compiles those libraries from source again: the Ray
+# tests took 196 s instead of 85 s. The suite runs with the variable unset, so that the first
+# process to import a module saves its bytecode in .venv and in this tree (__pycache__,
+# ignored by git) for the others.
 TEST_WORKERS ?= $(shell env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc 2>/dev/null || echo auto)
 test: $(VENV)/.test wordnet-for-nltk chromium-for-tests
-	NLTK_DATA=$(NLTK_DATA) $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	env -u PYTHONDONTWRITEBYTECODE NLTK_DATA=$(NLTK_DATA) $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # The web UI's screenshots in docs/web-ui/, retaken by its real-browser test.
 screenshots: $(VENV)/.test chromium-for-tests
