@@ -7,7 +7,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from augkit.augment_options import DEFAULT_OPTIONS, DEFAULT_TEXT_COLUMN, RESERVED_PARAMETERS
+from augkit.augment_options import (
+    DEFAULT_OPTIONS,
+    DEFAULT_TEXT_COLUMN,
+    RESERVED_PARAMETERS,
+)
 from augkit.cli.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
 from augkit.cli.options import parse_context_column_options, without_cache
 from augkit.errors import UsageError

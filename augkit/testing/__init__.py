@@ -8,7 +8,8 @@ its real size. :func:`build_bert_masked_lm`, :func:`build_gpt2_causal_lm`
 and :func:`build_pair_classifier` write a random masked LM, causal LM and MNLI-style pair
 classifier with tokenizers trained on the fly; :func:`bert_base_shape` and
 :func:`gpt2_small_shape` give their real sizes. :func:`run_command` runs an ``augkit`` command
-line in the test's process and returns its exit code; :func:`tab_context` gives the context
+line in the test's process and returns its exit code (:func:`run_command_captured`, with what it
+printed); :func:`tab_context` gives the context
 ``augkit serve`` hands a plugin's web tab. Importing this package loads no torch,
 transformers, tokenizers or sentencepiece; they are imported when a model is built.
 """
@@ -20,7 +21,7 @@ from augkit.testing.bert import (
     build_pair_classifier,
 )
 from augkit.testing.chat import build_chat_model
-from augkit.testing.commands import run_command
+from augkit.testing.commands import run_command, run_command_captured
 from augkit.testing.gpt2 import build_gpt2_causal_lm, gpt2_small_shape
 from augkit.testing.marian import build_marian_model, build_marian_pair, opus_mt_shape
 from augkit.testing.t5 import build_t5_model, t5_base_shape
@@ -40,5 +41,6 @@ __all__ = [
     "t5_base_shape",
     "build_chat_model",
     "run_command",
+    "run_command_captured",
     "tab_context",
 ]

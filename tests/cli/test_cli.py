@@ -11,9 +11,17 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from augkit.testing import run_command_captured
+
 
 def run_cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "augkit.cli", *map(str, args)], capture_output=True, text=True, cwd=cwd)
+    """``augkit ARGS...`` in this process, its output captured (no Python to start)."""
+    return run_command_captured(args, cwd=cwd)
+
+
+def run_console_script(*args):
+    """``augkit ARGS...`` in a Python of its own, as a shell runs it."""
+    return subprocess.run([sys.executable, "-m", "augkit.cli", *map(str, args)], capture_output=True, text=True)
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +31,8 @@ def banking_csv(shared_data):
 
 def test_augment_real_csv_end_to_end(banking_csv, tmp_path):
     out_path = tmp_path / "out.csv"
-    done = run_cli("augment", banking_csv, "-m", "eda", "-n", 2, "--seed", 0, "--label-column", "category", "-o", out_path)
+    done = run_console_script("augment", banking_csv, "-m", "eda", "-n", 2, "--seed", 0, "--label-column", "category",
+                              "-o", out_path)
     assert done.returncode == 0, done.stderr
     source = pd.read_csv(banking_csv, dtype=str, keep_default_na=False)
     out = pd.read_csv(out_path, dtype=str, keep_default_na=False)
@@ -317,3 +326,24 @@ def test_a_plugin_command_runs_augkit_through_the_context_it_is_handed(monkeypat
     capsys.readouterr()
     assert cli.main(["wrong-input", str(source), "-o", str(tmp_path / "x.csv")]) == 2  # augment's own usage error
     assert "did you mean 'eda'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args", [
+    ("augment", "{csv}", "-m", "eda", "-n", "1", "--seed", "4", "-o", "out.csv"),  # relative output: run from cwd
+    ("augment", "{csv}", "-o", "out.csv"),  # argparse refuses: -m missing
+    ("info", "edq"),  # augkit refuses: no such method
+    ("--version",),  # argparse prints and exits 0
+])
+def test_the_in_process_command_gives_what_the_console_script_gives(banking_csv, tmp_path, args):
+    """``augkit.testing.run_command_captured`` stands in for the console script in most of these
+    tests: it must give the same exit code, output and files."""
+    def run(runner, folder):
+        folder.mkdir()
+        done = runner(*(str(a).format(csv=banking_csv) for a in args), cwd=folder)
+        written = (folder / "out.csv").read_bytes() if (folder / "out.csv").exists() else None
+        return done.returncode, done.stdout, done.stderr, written
+
+    def console_script(*argv, cwd):
+        return subprocess.run([sys.executable, "-m", "augkit.cli", *argv], capture_output=True, text=True, cwd=cwd)
+
+    assert run(run_cli, tmp_path / "in-process") == run(console_script, tmp_path / "subprocess")

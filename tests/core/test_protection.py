@@ -10,8 +10,6 @@ with slots marked here by hand.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
@@ -20,6 +18,7 @@ import augkit
 from augkit.errors import InputError, InvalidParameterError, UsageError
 from augkit.protection.locate import bio_tags, lost_spans
 from augkit.protection.reading import bio_spans, code_spans, read_protection
+from augkit.testing import run_command_captured
 
 #: (line of clinc150/jianguoz/valid/seq.in, its BIO tags)
 TAGGED = {
@@ -211,9 +210,8 @@ def test_the_command_line_protects_a_bio_column_streamed_in_chunks(slot_rows, tm
     outputs = []
     for chunk_rows in (3, 1000):
         target = tmp_path / f"out-{chunk_rows}.csv"
-        done = subprocess.run([sys.executable, "-m", "augkit.cli", "augment", str(source), "-m", "eda+aeda", "-n", "3",
-                               "--seed", "1", "--protect-column", "slots", "--chunk-rows", str(chunk_rows),
-                               "-o", str(target)], capture_output=True, text=True)
+        done = run_command_captured(["augment", source, "-m", "eda+aeda", "-n", "3", "--seed", "1",
+                                     "--protect-column", "slots", "--chunk-rows", chunk_rows, "-o", target])
         assert done.returncode == 0, done.stderr
         assert "0 by protected" in done.stderr
         outputs.append(target.read_bytes())
@@ -227,9 +225,8 @@ def test_protect_phrases_on_the_command_line(slot_rows, tmp_path):
     source = tmp_path / "rows.csv"
     slot_rows[["text", "label"]].to_csv(source, index=False)
     target = tmp_path / "out.csv"
-    done = subprocess.run([sys.executable, "-m", "augkit.cli", "augment", str(source), "-m", "eda", "-n", "4", "--seed", "0",
-                           "--protect", "andrea's steakhouse|country b", "--protect", "portland", "-o", str(target)],
-                          capture_output=True, text=True)
+    done = run_command_captured(["augment", source, "-m", "eda", "-n", "4", "--seed", "0",
+                                 "--protect", "andrea's steakhouse|country b", "--protect", "portland", "-o", target])
     assert done.returncode == 0, done.stderr
     written = pd.read_csv(target)
     for row in written[written["augkit_method"].notna()].itertuples():
@@ -253,8 +250,7 @@ def test_wrong_protection_arguments_fail_before_any_work(slot_rows, tmp_path):
         augkit.augment(slot_rows, "eda", protect_codes="no")
     source = tmp_path / "rows.csv"
     slot_rows.to_csv(source, index=False)
-    done = subprocess.run([sys.executable, "-m", "augkit.cli", "augment", str(source), "-m", "eda", "-o",
-                           str(tmp_path / "out.csv"), "--protect-column", "slotz"], capture_output=True, text=True)
+    done = run_command_captured(["augment", source, "-m", "eda", "-o", tmp_path / "out.csv", "--protect-column", "slotz"])
     assert done.returncode == 2 and "protect column 'slotz' not found" in done.stderr
     assert not (tmp_path / "out.csv").exists()
 

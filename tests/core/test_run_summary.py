@@ -5,14 +5,12 @@ backend (lists, frames, worker processes, datasets, streamed files)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pandas as pd
 import pytest
 
 import augkit
 from augkit.cli.main import main
+from augkit.testing import run_command_captured
 
 
 @pytest.fixture(scope="module")
@@ -48,9 +46,8 @@ def test_counts_are_the_same_through_every_backend(clinc, tmp_path):
     _, mapped = augkit.augment_with_report(datasets.Dataset.from_pandas(clinc), PIPELINE, n=2, seed=3, workers=2, batch_size=50)
     source = tmp_path / "in.csv"
     clinc.to_csv(source, index=False)
-    done = subprocess.run([sys.executable, "-m", "augkit.cli", "augment", str(source), "-m", PIPELINE, "-n", "2", "--seed", "3",
-                           "--chunk-rows", "64", "--no-progress", "-o", str(tmp_path / "out.csv")],
-                          capture_output=True, text=True, timeout=300)
+    done = run_command_captured(["augment", source, "-m", PIPELINE, "-n", "2", "--seed", "3", "--chunk-rows", "64",
+                                 "--no-progress", "-o", tmp_path / "out.csv"])
     assert done.returncode == 0, done.stderr
     for report in (workers, mapped):
         assert report.as_dict() == in_memory.as_dict()

@@ -23,6 +23,7 @@ from augkit.steps.augmenter import Augmenter
 from augkit.steps.candidate import Candidate
 from augkit.steps.filter import Filter
 from augkit.steps.generated_row import GeneratedRow
+from augkit.testing import run_command_captured
 
 SPEC = "eda|semantic|label_integrity|top_k"
 
@@ -220,11 +221,9 @@ def test_a_killed_traced_job_resumes_to_the_same_trace_and_a_damaged_trace_chunk
     first.write_bytes(first.read_bytes()[:100])  # a truncated trace chunk
 
     # resuming without --trace is another job: refused, naming the difference
-    refused = subprocess.run([sys.executable, "-m", "augkit.cli", "augment", *map(str, arguments), "-o", str(output),
-                              "--resume"], capture_output=True, text=True)
+    refused = run_command_captured(["augment", *arguments, "-o", output, "--resume"])
     assert refused.returncode == 2 and "trace_format" in refused.stderr
-    resumed = subprocess.run([sys.executable, "-m", "augkit.cli", "augment", *map(str, arguments), "-o", str(output),
-                              "--trace", str(trace), "--resume"], capture_output=True, text=True)
+    resumed = run_command_captured(["augment", *arguments, "-o", output, "--trace", trace, "--resume"])
     assert resumed.returncode == 0, resumed.stderr
     assert "is redone: its trace file has" in resumed.stderr
     assert trace.read_bytes() == reference_trace.read_bytes()

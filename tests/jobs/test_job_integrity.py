@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 from augkit.cli.main import main
+from augkit.testing import run_command_captured
 from conftest import read_lines
 
 ROWS, CHUNK_ROWS = 3000, 100
@@ -73,9 +74,9 @@ def _killed_job(table: Path, output: Path, chunks: int = 5) -> Path:
     return job
 
 
-def _resume(table: Path, output: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "augkit.cli", "augment", str(table), *map(str, ARGUMENTS),
-                           "-o", str(output), "--resume"], capture_output=True, text=True, timeout=300)
+def _resume(table: Path, output: Path, *more: str | int) -> subprocess.CompletedProcess:
+    """``augkit augment ... --resume`` run in this process (the runs that are killed are subprocesses)."""
+    return run_command_captured(["augment", table, *ARGUMENTS, *more, "-o", output, "--resume"])
 
 
 @pytest.mark.slow
@@ -118,8 +119,7 @@ def test_truncated_emptied_and_missing_chunks_are_redone_saying_why(tmp_path, cl
     chunk_2.write_bytes(b"")
     chunk_3.unlink()  # its record stays: a kill during clean-up, or a user's slip
     (job / "chunk-000004.json").write_text('{"rows_read": 10')  # an unreadable record
-    done = subprocess.run([sys.executable, "-m", "augkit.cli", "augment", str(clinc_table), *map(str, ARGUMENTS),
-                           "-o", str(output), "--resume"], capture_output=True, text=True, timeout=300)
+    done = _resume(clinc_table, output)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert f"chunk 1 of {job} (input rows 100-199) is redone: its data file has {size // 2} bytes, {size} were written" in done.stderr
@@ -194,9 +194,7 @@ def test_sigterm_stops_like_ctrl_c_and_the_job_resumes_exactly(tmp_path, clinc_t
     assert process.returncode == 143, err
     assert "terminated (SIGTERM)" in err and "Run the same command with --resume" in err
     assert "Traceback" not in err
-    done = subprocess.run([sys.executable, "-m", "augkit.cli", "augment", str(clinc_table), *map(str, ARGUMENTS),
-                           "--workers", str(workers), "-o", str(output), "--resume"],
-                          capture_output=True, text=True, timeout=300)
+    done = _resume(clinc_table, output, "--workers", workers)
     assert done.returncode == 0, done.stderr
     assert output.read_bytes() == reference
 
