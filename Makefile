@@ -19,7 +19,7 @@ demo: $(VENV)/.runtime
 # in this one process (for --pdb, or to read a failure's output in order). PYTEST_ARGS picks
 # tests and options, e.g. make test PYTEST_ARGS="tests/jobs -x".
 #
-# The suite starts about 550 Python processes (workers, command lines, Ray actors, servers),
+# The suite starts about 280 Python processes (workers, command lines, Ray actors, servers),
 # each importing torch, transformers or Ray. Where the environment sets
 # PYTHONDONTWRITEBYTECODE (container images often do, this machine's among them), none of them
 # saves the bytecode it compiles, so each compiles those libraries from source again: the Ray

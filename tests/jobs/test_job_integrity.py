@@ -199,9 +199,12 @@ def test_sigterm_stops_like_ctrl_c_and_the_job_resumes_exactly(tmp_path, clinc_t
     assert output.read_bytes() == reference
 
 
-def test_a_usage_error_found_after_the_job_started_leaves_nothing_behind(tmp_path, clinc_table, capsys):
+def test_a_usage_error_found_after_the_job_started_leaves_nothing_behind(tmp_path, tmp_path_factory, clinc_table, capsys):
     output = tmp_path / "out.csv"
-    arguments = ["augment", str(clinc_table), "-m", "eda|label_integrity", "-n", "1", "--seed", "0", "--no-progress"]
+    table = tmp_path_factory.mktemp("head") / "clinc-head.csv"  # the encoder's rows: 200 are enough
+    pd.read_csv(clinc_table).head(200).to_csv(table, index=False)
+    arguments = ["augment", str(table), "-m", "eda|label_integrity", "-n", "1", "--seed", "0", "--chunk-rows", "100",
+                 "--no-progress"]
     assert main([*arguments, "-o", str(output)]) == 2
     assert "label" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())  # no job folder, no partial file

@@ -58,9 +58,7 @@ def test_the_command_trains_a_new_model_from_a_table(banking_table, tmp_path, ca
 def test_training_is_a_target_of_augkit_train(capsys):
     assert run_command(["train"]) == 2
     assert "pointer" in capsys.readouterr().err
-    with pytest.raises(SystemExit) as done:
-        run_command(["train", "pointer", "--help"])
-    assert done.value.code == 0
+    assert run_command(["train", "pointer", "--help"]) == 0
     assert "--new-model SHAPE" in capsys.readouterr().out
 
 
@@ -88,9 +86,8 @@ def test_bad_arguments_exit_2_with_a_clear_message(arguments, message, banking_l
 
 
 def test_a_model_and_a_new_model_together_are_refused(banking_lines, tmp_path, capsys):
-    with pytest.raises(SystemExit) as done:
-        run_command(["train", "pointer", str(banking_lines), "-o", str(tmp_path / "o"), "-m", "bert-base-uncased", "--new-model", "mini"])
-    assert done.value.code == 2
+    assert run_command(["train", "pointer", str(banking_lines), "-o", str(tmp_path / "o"), "-m", "bert-base-uncased",
+                        "--new-model", "mini"]) == 2
     assert "argument --new-model: not allowed with argument -m/--model" in capsys.readouterr().err
 
 
