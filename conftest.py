@@ -190,6 +190,39 @@ def build_shared(root: Path, name: str, build: Callable[[Path], Any]) -> Any:
         return pickle.loads(record.read_bytes())
 
 
+@pytest.fixture
+def local_ray():
+    """A local Ray instance with 2 CPUs, started for the first test that asks and kept for the
+    tests after it that ask too (the "ray" group runs them one after another on one worker):
+    each start costs seconds of the run. The first test after them that does not ask stops it
+    (:func:`pytest_runtest_teardown`), so no other test runs beside Ray's processes or under
+    the SIGTERM handler ``ray.init`` installs."""
+    import signal
+
+    ray = pytest.importorskip("ray")
+    if not ray.is_initialized():
+        _RAY_STARTED["sigterm"] = signal.getsignal(signal.SIGTERM)
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    return ray
+
+
+#: The SIGTERM handler in force before :func:`local_ray` started Ray, put back when it stops.
+_RAY_STARTED: dict[str, Any] = {}
+
+
+@pytest.hookimpl(trylast=True)  # after pytest's own teardown: the test's fixtures are finalized
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Stop the Ray :func:`local_ray` started once the next test does not use it."""
+    if "sigterm" not in _RAY_STARTED or (nextitem is not None and "local_ray" in nextitem.fixturenames):
+        return
+    import signal
+
+    import ray
+
+    ray.shutdown()
+    signal.signal(signal.SIGTERM, _RAY_STARTED.pop("sigterm"))
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The shared real datasets (../shared/data, or $AUGKIT_SHARED_DATA)."""

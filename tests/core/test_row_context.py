@@ -321,24 +321,18 @@ def test_seeds_do_not_depend_on_the_context(sick):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("ray")  # one local Ray at a time, on the worker of tests/jobs/test_ray_backend.py
-def test_ray_gets_the_rows_a_dataframe_gets(sick):
-    ray = pytest.importorskip("ray")
+def test_ray_gets_the_rows_a_dataframe_gets(sick, local_ray):
     import sys
 
     from ray import cloudpickle
 
     reference = _pairs(sick)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    try:
-        cloudpickle.register_pickle_by_value(sys.modules[__name__])  # PairRule travels to the actors
-        PREPARED.clear()
-        out, _ = augkit.augment_with_report(ray.data.from_pandas(sick).repartition(4), PairRule(), n=2, seed=4, workers=2,
-                                            batch_size=16, text_column=TEXT, label_column=LABEL,
-                                            context_columns={"premise": PREMISE})
-        remote = out.to_pandas()
-    finally:
-        ray.shutdown()
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # PairRule travels to the actors
+    PREPARED.clear()
+    out, _ = augkit.augment_with_report(local_ray.data.from_pandas(sick).repartition(4), PairRule(), n=2, seed=4, workers=2,
+                                        batch_size=16, text_column=TEXT, label_column=LABEL,
+                                        context_columns={"premise": PREMISE})
+    remote = out.to_pandas()
     assert PREPARED == [Counter(sick[LABEL])]  # once, on the driver, with every label
     assert remote.columns.tolist() == reference.columns.tolist()
     for column in (TEXT, PREMISE, LABEL, "augkit_changed", "augkit_label_from", "augkit_label_share"):

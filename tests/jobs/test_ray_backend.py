@@ -24,16 +24,13 @@ ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module", autouse=True)
-def local_ray():
-    sigterm = signal.getsignal(signal.SIGTERM)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+@pytest.fixture(autouse=True)
+def ray_with_this_module(local_ray):
+    """The shared local Ray (conftest), with this module's test augmenters sent to the actors
+    by value."""
     from ray import cloudpickle
 
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the test augmenters travel to the actors
-    yield
-    ray.shutdown()
-    signal.signal(signal.SIGTERM, sigterm)  # ray.init left its own (sys.exit) for later tests
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 def test_connecting_keeps_the_callers_sigterm_handler(monkeypatch):
