@@ -50,6 +50,17 @@ def test_a_worker_keeps_augkits_cache_in_its_own_temporary_folder(tmp_path_facto
     assert cache_folder("llm").is_relative_to(base), "a run would share ~/.cache/augkit with the user and other runs"
 
 
+@pytest.mark.skipif("MAKELEVEL" not in os.environ, reason="checks what `make test` sets; this run did not come from make")
+def test_make_test_saves_the_bytecode_its_processes_compile(tmp_path):
+    """Under ``make test`` this worker, and a Python it starts, save the bytecode they compile
+    (``PYTHONDONTWRITEBYTECODE`` unset), whatever the environment ``make`` was started in."""
+    assert not sys.dont_write_bytecode
+    module = tmp_path / "compiled_once.py"
+    module.write_text("VALUE = 1\n")
+    subprocess.run([sys.executable, "-c", "import compiled_once"], cwd=tmp_path, check=True)
+    assert list((tmp_path / "__pycache__").glob("compiled_once.*.pyc"))
+
+
 def test_processes_racing_for_one_build_get_one_build(tmp_path):
     racers = 3
     started = [subprocess.Popen([sys.executable, "-c", RACER, str(REPO), str(tmp_path), "tiny", str(racers), str(me)],
