@@ -19,9 +19,9 @@ def run_cli(*args, cwd=None):
     return run_command_captured(args, cwd=cwd)
 
 
-def run_console_script(*args):
+def run_console_script(*args, cwd=None):
     """``augkit ARGS...`` in a Python of its own, as a shell runs it."""
-    return subprocess.run([sys.executable, "-m", "augkit.cli", *map(str, args)], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "augkit.cli", *map(str, args)], capture_output=True, text=True, cwd=cwd)
 
 
 @pytest.fixture(scope="module")
@@ -343,7 +343,17 @@ def test_the_in_process_command_gives_what_the_console_script_gives(banking_csv,
         written = (folder / "out.csv").read_bytes() if (folder / "out.csv").exists() else None
         return done.returncode, done.stdout, done.stderr, written
 
-    def console_script(*argv, cwd):
-        return subprocess.run([sys.executable, "-m", "augkit.cli", *argv], capture_output=True, text=True, cwd=cwd)
+    assert run(run_cli, tmp_path / "in-process") == run(run_console_script, tmp_path / "subprocess")
 
-    assert run(run_cli, tmp_path / "in-process") == run(console_script, tmp_path / "subprocess")
+
+def test_a_command_that_exits_with_a_message_gives_exit_1_and_the_message(monkeypatch):
+    """``sys.exit("message")`` in a command: status 1 and the message on stderr, as Python
+    gives them at the end of a process."""
+    from augkit.registry import discovery as plugins
+
+    def give_up(args):
+        sys.exit("no input today")
+
+    monkeypatch.setattr(plugins, "get_registry", lambda: _registry_with_commands(("give-up", lambda parser: None, give_up)))
+    done = run_cli("give-up")
+    assert (done.returncode, done.stderr) == (1, "no input today\n")
