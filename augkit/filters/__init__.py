@@ -5,6 +5,7 @@ Importing this package is light: the embedding filters load their encoder on fir
 
 from augkit.filters.bertscore import BertScoreScorer
 from augkit.filters.bleu_to_source import BleuToSourceScorer
+from augkit.filters.consistency import ConsistencyFilter
 from augkit.filters.dedup import ExactDuplicateFilter
 from augkit.filters.diversity import DiversityScorer
 from augkit.filters.edit_ratio import EditRatioFilter
@@ -16,6 +17,7 @@ from augkit.filters.label_safety import LabelSafetyFilter, Mismatch
 from augkit.filters.length import LengthFilter
 from augkit.filters.negation import NegationFilter
 from augkit.filters.numbers import NumbersFilter
+from augkit.filters.pvi import PviFilter
 from augkit.filters.question import QuestionFilter
 from augkit.filters.rank import RankFilter
 from augkit.filters.repetition import RepetitionFilter
@@ -29,6 +31,7 @@ __all__ = [
     "BatchContext",
     "BertScoreScorer",
     "BleuToSourceScorer",
+    "ConsistencyFilter",
     "DatasetContext",
     "DiversityScorer",
     "EditRatioFilter",
@@ -43,6 +46,7 @@ __all__ = [
     "Mismatch",
     "NegationFilter",
     "NumbersFilter",
+    "PviFilter",
     "QuestionFilter",
     "RankFilter",
     "RepetitionFilter",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from augkit.filters import (
     BertScoreScorer,
     BleuToSourceScorer,
+    ConsistencyFilter,
     DiversityScorer,
     EditRatioFilter,
     EntailmentFilter,
@@ -15,6 +16,7 @@ from augkit.filters import (
     LengthFilter,
     NegationFilter,
     NumbersFilter,
+    PviFilter,
     QuestionFilter,
     RankFilter,
     RepetitionFilter,
@@ -30,6 +32,6 @@ def register_filters(register):
     for filter_class in (
         ExactDuplicateFilter, SemanticFilter, LabelIntegrityFilter, EditRatioFilter, LengthFilter, TopKFilter,
         NegationFilter, NumbersFilter, EntitiesFilter, EntailmentFilter, DiversityScorer, BleuToSourceScorer, FluencyScorer, BertScoreScorer,
-        RankFilter, ProtectedSpansFilter, RepetitionFilter, QuestionFilter,
+        RankFilter, ProtectedSpansFilter, RepetitionFilter, QuestionFilter, PviFilter, ConsistencyFilter,
     ):
         register(filter_class)

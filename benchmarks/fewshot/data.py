@@ -296,3 +296,17 @@ def sample_k_shot(train: pd.DataFrame, k: int, seed: int) -> KShotSample:
             short[label] = len(order)
         chosen.extend(order[:k])
     return KShotSample(train.iloc[sorted(chosen)].reset_index(drop=True), short)
+
+
+def hold_out(sample: pd.DataFrame, per_class: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Split a K-shot sample into its training rows and ``per_class`` held-out rows of each
+    label (the last ones of the label in the sample's order, itself random per label), for
+    early stopping: the labelled budget stays K per class, and the test split is never seen
+    before the final score. A label with no more than ``per_class`` rows keeps one for
+    training."""
+    if per_class < 1:
+        raise DataError(f"held-out rows per class must be at least 1, got {per_class}")
+    position = sample.groupby("label", sort=False).cumcount(ascending=False)  # 0: the label's last row
+    size = sample.groupby("label", sort=False)["label"].transform("size")
+    held = (position < per_class) & (position < size - 1)
+    return sample[~held].reset_index(drop=True), sample[held].reset_index(drop=True)

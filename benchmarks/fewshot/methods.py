@@ -19,6 +19,9 @@ and the options are
 - ``n``: augmentations per example, overriding the run's ``--n``;
 - ``oversample``: for augkit pipelines, ask for ``n * oversample`` candidates and let the
   filters keep the best ``n`` (``augkit.Pipeline.from_string(spec, oversample=...)``);
+- ``two_stage``: 1 to train on everything first and then on the originals alone
+  ("augmented first, originals last"; classifiers whose ``fit`` takes ``originals_last``:
+  ``finetune``);
 - ``into``: ``rows`` (the default: augmented rows are extra labelled training rows) or
   ``pairs``: each augmented row only adds a positive pair (its original, it) to a
   contrastive classifier's pair set (``setfit``), whose head then trains on the originals
@@ -38,7 +41,7 @@ import pandas as pd
 NONE = "none"
 NLPAUG_PREFIX = "nlpaug:"
 NLPAUG_METHODS = ("synonym", "swap", "delete")
-OPTIONS = {"weight": float, "n": int, "oversample": float, "per_source": int, "into": str}
+OPTIONS = {"weight": float, "n": int, "oversample": float, "per_source": int, "into": str, "two_stage": int}
 INTO = ("rows", "pairs")
 
 
@@ -59,6 +62,7 @@ class TrainingSet:
     augmented: int
     paraphrase_of: np.ndarray | None = None
     into: str = "rows"
+    two_stage: bool = False
 
 
 @dataclass
@@ -73,6 +77,7 @@ class Method:
     oversample: float = 1.0
     per_source: int = 0
     into: str = "rows"
+    two_stage: int = 0
     _pipeline: object = field(default=None, repr=False)
 
     def training_set(self, sample: pd.DataFrame, n: int, seed: int) -> TrainingSet:
@@ -98,7 +103,7 @@ class Method:
             raise RuntimeError(f"{self.label}: {len(original_rows)} originals came back for {len(sample)} sample rows")
         paraphrase_of = np.where(is_augmented, original_rows[np.maximum(sources, 0)], -1)
         return TrainingSet(frame["text"].tolist(), frame["label"].tolist(), weights, int(is_augmented.sum()),
-                           paraphrase_of, self.into)
+                           paraphrase_of, self.into, bool(self.two_stage))
 
 
 def parse_method(spec: str) -> Method:
@@ -125,8 +130,9 @@ def parse_method(spec: str) -> Method:
             raise MethodSpecError(f"method {spec!r}: option {key} needs a number, got {value!r}") from error
     if options.get("weight", 1.0) < 0 or options.get("n", 0) < 0 or options.get("oversample", 1.0) < 1:
         raise MethodSpecError(f"method {spec!r}: weight and n must be >= 0 and oversample >= 1")
-    if options.get("per_source", 0) not in (0, 1):
-        raise MethodSpecError(f"method {spec!r}: per_source is 0 or 1")
+    for flag in ("per_source", "two_stage"):
+        if options.get(flag, 0) not in (0, 1):
+            raise MethodSpecError(f"method {spec!r}: {flag} is 0 or 1")
     method = Method(label=_label(generator, options), generator=generator, **options)
     if generator == NONE:
         if options:

@@ -16,6 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import pandas as pd
+
 from benchmarks.fewshot.classifiers import classifier_class, pin_embeddings
 from benchmarks.fewshot.data import FewShotDataset, sample_k_shot
 from benchmarks.fewshot.methods import Method, TrainingSet
@@ -99,9 +101,12 @@ def evaluate(
     grid: Sequence[dict[str, Any]],
     needs_valid: bool,
     augment_seconds: float = 0.0,
+    heldout: pd.DataFrame | None = None,
 ) -> dict:
     """Train ``classifier_name`` on ``training`` with each parameter set of ``grid``, keep the
     best on the valid split (when there are several or ``needs_valid``), score on test.
+    ``heldout`` (``text``, ``label``: the K-shot sample's own held-out rows) goes to a
+    classifier that stops early on it (its ``fit`` takes ``validation``).
 
     The row: dataset, classifier, shots, seed, method, accuracy, macro_f1 (on test, as
     fractions), train_examples, augmented_examples, seconds (augmentation, training and
@@ -118,7 +123,7 @@ def evaluate(
             classifier = trained[body_key].with_head(**{key: params[key] for key in head_params if key in params})
         else:
             classifier = _classifier(classifier_name, params, seed)
-            fit(classifier, training)
+            fit(classifier, training, heldout)
             trained[body_key] = classifier
         valid = score(dataset.valid, classifier) if needs_valid else None
         if valid is not None and len(grid) > 1:
@@ -142,6 +147,12 @@ def evaluate(
         "augment_seconds": round(augment_seconds, 2),
         "params": " ".join(f"{key}={value}" for key, value in params.items()),
     }
+    if hasattr(classifier, "steps_run_"):  # trained with early stopping or two stages
+        row["steps"] = classifier.steps_run_
+        row["kept_steps"] = "+".join(str(kept) for _, kept in classifier.stage_steps_)
+        row["train_seconds"] = round(classifier.train_seconds_, 1)
+    if heldout is not None:
+        row["heldout_examples"] = len(heldout)
     if valid is not None:
         row["valid_accuracy"], row["valid_macro_f1"] = round(valid[0], 6), round(valid[1], 6)
     logger.info(
@@ -161,13 +172,23 @@ def _fit_takes_pairs(cls: type) -> bool:
     return "paraphrase_of" in inspect.signature(cls.fit).parameters
 
 
-def fit(classifier, training: TrainingSet):
-    """``classifier.fit`` on a training set; ``into=pairs`` passes ``paraphrase_of``."""
+def fit(classifier, training: TrainingSet, heldout: pd.DataFrame | None = None):
+    """``classifier.fit`` on a training set; ``into=pairs`` passes ``paraphrase_of``,
+    ``two_stage`` the mask of the originals (``originals_last``), and ``heldout`` goes as
+    ``validation`` to a classifier that stops early."""
+    accepts = inspect.signature(type(classifier).fit).parameters
+    extra: dict[str, Any] = {}
+    if heldout is not None and "validation" in accepts:
+        extra["validation"] = (heldout["text"].tolist(), heldout["label"].tolist())
+    if training.two_stage:
+        if "originals_last" not in accepts:
+            raise ValueError(f"{type(classifier).__name__} does not train in two stages; @two_stage=1 needs finetune")
+        extra["originals_last"] = training.paraphrase_of < 0
     if training.into == "pairs":
         if not _fit_takes_pairs(type(classifier)):
             raise ValueError(f"{type(classifier).__name__} does not train on pairs; @into=pairs needs e.g. setfit")
-        return classifier.fit(training.texts, training.labels, training.weights, paraphrase_of=training.paraphrase_of)
-    return classifier.fit(training.texts, training.labels, training.weights)
+        return classifier.fit(training.texts, training.labels, training.weights, paraphrase_of=training.paraphrase_of, **extra)
+    return classifier.fit(training.texts, training.labels, training.weights, **extra)
 
 
 def score(split, classifier) -> tuple[float, float]:
