@@ -34,6 +34,7 @@ from augkit.plugin import (
     ExactDuplicateFilter,
     GeneratedRow,
     InputError,
+    RowFeedback,
     RowProtection,
     check_bool,
     check_int,
@@ -44,6 +45,7 @@ from augkit.plugin import (
 from augkit_llm.confusion import label_examples, nearest_labels
 from augkit_llm.prompts import (
     CONTRAST_BLOCK,
+    FEEDBACK_BLOCK,
     GENERATE_FIELDS,
     GENERATE_SYSTEM,
     GENERATE_USER,
@@ -104,10 +106,12 @@ class _ChatMethod(ChatServer, Augmenter):
         return (("system", render(system, **rendered)), ("user", user_text))
 
     def _ask(self, sources: Sequence[str], messages: list[tuple[tuple[str, str], ...]], n: int,
-             rngs: Sequence[random.Random], protected: Sequence[RowProtection] | None = None) -> list[list[str]]:
+             rngs: Sequence[random.Random], protected: Sequence[RowProtection] | None = None,
+             earlier: Sequence[Sequence[str]] | None = None) -> list[list[str]]:
         """One request per row, all at once; each reply parsed into at most ``n`` texts that
-        differ from the row's source and from each other, without loops (``refuse_loops``),
-        those that kept every protected span of the row first."""
+        differ from the row's source, from each other and from the row's ``earlier`` texts (a
+        feedback round's), without loops (``refuse_loops``), those that kept every protected
+        span of the row first."""
         from augkit_llm.parsing import parse_texts
 
         requests = [self.chat_request(m, draw_seed(rng, SEED_BITS)) for m, rng in zip(messages, rngs, strict=True)]
@@ -115,11 +119,12 @@ class _ChatMethod(ChatServer, Augmenter):
         problems: Counter = Counter()
         rows = []
         spans = protected if protected is not None else [()] * len(sources)
-        for source, result, row_spans in zip(sources, results, spans, strict=True):
+        earlier = earlier if earlier is not None else [()] * len(sources)
+        for source, result, row_spans, before in zip(sources, results, spans, earlier, strict=True):
             usage = self.usage_of(result)
             parsed = parse_texts(result.text) if result.text is not None else None
             problem = (result.problem or "no reply") if parsed is None else (parsed.problem if not parsed.texts else None)
-            new_texts = _distinct(source, parsed.texts) if parsed is not None else []
+            new_texts = _distinct(source, parsed.texts, before) if parsed is not None else []
             kept = spans_kept_first([text for text in new_texts if not (self.refuse_loops and repetition_loop(source, text))],
                                     row_spans)
             if problem:
@@ -234,6 +239,11 @@ class LLMGenerate(_ChatMethod):
         MiniLM embedding is nearest the row's label's, 2 examples each, and the request says
         the new examples must belong to the row's label "and not to" them ("Clear Up
         Confusion", Zhang et al.); ``avoid`` until augkit 0.3.
+    feedback : int
+        Extra rounds (0: none) for a row whose candidates the pipeline's filters rejected,
+        leaving it fewer than ``n``: the row's label is asked again, the request listing the
+        rejected examples with each filter's reason; only such rows are asked again, one
+        request each per round.
     system_prompt : str
         The system message (template; fields ``{label}``, ``{examples}``, ``{contrast}``, ``{feedback}``,
         ``{n}``, ``{keep}``: the row's protected spans, which every new example must use).
@@ -250,12 +260,14 @@ class LLMGenerate(_ChatMethod):
                  temperature: float = 0.9, top_p: float = 1.0, max_new_tokens: int = 512, send_seed: bool = True, concurrency: int = 4,
                  timeout: float = 60.0, max_retries: int = 5, cache: bool = True, cache_unusable: bool = False,
                  cache_dir: str | None = None, prompt_price: float | None = None, completion_price: float | None = None,
-                 refuse_loops: bool = True, num_examples: int = 5, contrast: int = 0, system_prompt: str = GENERATE_SYSTEM,
+                 refuse_loops: bool = True, num_examples: int = 5, contrast: int = 0, feedback: int = 0,
+                 system_prompt: str = GENERATE_SYSTEM,
                  user_prompt: str = GENERATE_USER):
         super().__init__(base_url, model, api_key_env, temperature, top_p, max_new_tokens, send_seed, concurrency, timeout,
                          max_retries, cache, cache_dir, prompt_price, completion_price, cache_unusable, refuse_loops)
         self.num_examples = check_int("num_examples", num_examples, minimum=1)
         self.contrast = check_int("contrast", contrast, minimum=0)
+        self.feedback = check_int("feedback", feedback, minimum=0)
         self.system_prompt = checked_template(system_prompt, GENERATE_FIELDS, "system_prompt")
         self.user_prompt = checked_template(user_prompt, GENERATE_FIELDS, "user_prompt")
         self._examples: dict[Any, list[str]] | None = None
@@ -267,23 +279,40 @@ class LLMGenerate(_ChatMethod):
         self._examples = label_examples(dataset.texts, dataset.labels)
         self._confusable = nearest_labels(self._examples, self.contrast) if self.contrast else {}
 
+    def feedback_rounds(self) -> int:
+        return self.feedback
+
     def augment_batch(self, texts, n, rngs, context):
+        return self._generate(texts, n, rngs, context)
+
+    def augment_again(self, texts, n, rngs, context, feedback):
+        """A feedback round: each row's request as in the first, with its rejected examples and
+        the filters' reasons in ``{feedback}``; texts repeating one of the row's earlier
+        candidates are left out."""
+        return self._generate(texts, n, rngs, context, feedback)
+
+    def _generate(self, texts, n, rngs, context, feedback: Sequence[RowFeedback] | None = None):
         if context.labels is None:
             raise InputError(_NO_LABELS)
         if self._examples is None:
             raise InputError("llm_generate shows each label's examples from the run's data: run it through augkit.augment "
                              "or the command line (which call prepare first), or call Pipeline.prepare(texts, labels)")
         protected = context.protected if context.protected is not None else [()] * len(texts)
+        rounds = feedback if feedback is not None else [None] * len(texts)
         messages = []
-        for text, label, rng, spans in zip(texts, context.labels, rngs, protected, strict=True):
+        for text, label, rng, spans, told in zip(texts, context.labels, rngs, protected, rounds, strict=True):
             pool = [t for t in self._examples.get(label, []) if t != text]
             shown = [text, *rng.sample(pool, min(self.num_examples - 1, len(pool)))]
             contrast = self._contrast(label)
+            block = _feedback_block(label, told)
             fields = {"label": label, "examples": example_lines(shown), "n": n, "contrast": contrast, "avoid": contrast,
-                      "feedback": ""}
-            messages.append(self._messages(self.system_prompt, self.user_prompt, fields, USE_BLOCK, spans))
-        return self._ask(texts, messages, n, rngs, protected)
-
+                      "feedback": block}
+            system, user = self._messages(self.system_prompt, self.user_prompt, fields, USE_BLOCK, spans)
+            if block and not uses_field(self.user_prompt, "feedback") and not uses_field(self.system_prompt, "feedback"):
+                user = (user[0], user[1].rstrip("\n") + "\n" + block.rstrip("\n"))
+            messages.append((system, user))
+        earlier = None if feedback is None else [[*row.kept, *(r.text for r in row.rejected)] for row in feedback]
+        return self._ask(texts, messages, n, rngs, protected, earlier)
 
     def _contrast(self, label: Any) -> str:
         """The ``{contrast}`` block of ``label``'s requests: its confusable labels, the first
@@ -296,6 +325,15 @@ class LLMGenerate(_ChatMethod):
         return CONTRAST_BLOCK.format(label=label, lines="\n".join(lines), others=either_of(others))
 
 
+def _feedback_block(label: Any, feedback: RowFeedback | None) -> str:
+    """The ``{feedback}`` block of a feedback round's request: the row's rejected examples, each
+    with the filter's reason (its name when it gave none); "" in the first round."""
+    if feedback is None or not feedback.rejected:
+        return ""
+    lines = [f"- {' '.join(r.text.split())} (rejected: {r.reason or f'by the {r.step} filter'})" for r in feedback.rejected]
+    return FEEDBACK_BLOCK.format(label=label, lines="\n".join(lines))
+
+
 def _usable(reply: str) -> bool:
     """Whether a stored reply holds texts to use (what the cache may serve by default)."""
     from augkit_llm.parsing import parse_texts
@@ -303,9 +341,10 @@ def _usable(reply: str) -> bool:
     return bool(parse_texts(reply).texts)
 
 
-def _distinct(source: str, texts: Sequence[str]) -> list[str]:
-    """The texts that differ from the source and from each other (augkit's rule), in order."""
-    verdicts = SAME_TEXT.repeats(source, list(texts))
+def _distinct(source: str, texts: Sequence[str], earlier: Sequence[str] = ()) -> list[str]:
+    """The texts that differ from the source, from the ``earlier`` ones and from each other
+    (augkit's rule), in order."""
+    verdicts = SAME_TEXT.repeats(source, [*earlier, *texts])[len(earlier):]
     return [text for text, verdict in zip(texts, verdicts, strict=True) if verdict is None]
 
 

@@ -73,7 +73,20 @@ KEEP_BLOCK = "Keep these exactly as they are written, in every paraphrase: {span
 #: ... and in generation, where each new example must hold them.
 USE_BLOCK = "Use these exactly as they are written, in every example: {spans}\n"
 
+#: ``llm_check``: the candidate (``{text}``) and the labels it is classified among (``{labels}``,
+#: one a line after "- "); the answer is read by :func:`augkit_llm.check.chosen_label`.
+CHECK_SYSTEM = (
+    "You classify texts of a labelled dataset. Read the text and choose the one label, among those "
+    "listed, that it belongs to. Answer with the label exactly as it is written and nothing else."
+)
+CHECK_USER = (
+    "Labels:\n{labels}\n"
+    "Text: {text}\n"
+    "Which of these labels does the text belong to? Answer with one label of the list."
+)
+
 PARAPHRASE_FIELDS = ("text", "n", "label", "keep")
+CHECK_FIELDS = ("text", "labels")
 GENERATE_FIELDS = ("label", "examples", "contrast", "feedback", "n", "keep", "avoid")
 
 
