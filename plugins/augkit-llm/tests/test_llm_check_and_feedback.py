@@ -183,3 +183,68 @@ def test_a_feedback_reply_repeating_a_rejected_example_ends_the_rows_rounds(scri
     augkit.augment(rows, pipeline(server, params, generate="feedback=3"), n=1, seed=0, label_column="label")
     generation = [r.json for r in server.chat_requests if not is_check(r.json)]
     assert len(generation) == 2 * len(rows), "the repeat is left out: nothing new was rejected, so no third round"
+
+
+@pytest.mark.slow
+def test_the_recipe_runs_against_a_real_server(llm_server, scripted_llm_server, shared_data, tmp_path):
+    """``llm_generate(contrast=2, feedback=1)|llm_check`` on 6 rows of BANKING77's 5-shot training
+    split (3 labels, 2 rows each) against ``transformers serve`` with a random model, through
+    a recording proxy (a scripted server that forwards every request and returns the real
+    reply, tokens and all). Random weights write no JSON list and name no label, so the proxy
+    wraps a generation reply that holds no list into one (the text the model wrote), and
+    answers for the model, by the candidate's real label, the checks of the first label's
+    candidates: those are kept, the others dropped as unreadable answers, and the feedback
+    round must ask again for exactly the other labels' rows."""
+    import urllib.request
+
+    from augkit_llm.parsing import parse_texts
+
+    folder = shared_data / "banking77" / "jianguoz" / "train_5"
+    frame = pd.DataFrame({"text": (folder / "seq.in").read_text().splitlines(),
+                          "label": (folder / "label").read_text().splitlines()})
+    rows = frame[frame["label"].isin(frame["label"].drop_duplicates().head(3))].groupby("label").head(2).reset_index(drop=True)
+    labels = list(dict.fromkeys(rows["label"]))
+    made_for: dict[str, str] = {}  # generated text -> the label it was written for
+
+    def forward(request):
+        body = json.dumps(request).encode()
+        post = urllib.request.Request(f"{llm_server.base_url}/chat/completions", body, {"Content-Type": "application/json"})
+        with urllib.request.urlopen(post, timeout=300) as answer:
+            completion = json.load(answer)
+        message = completion["choices"][0]["message"]
+        if is_check(request):
+            label = made_for.get(checked_text(request))
+            if label == labels[0]:
+                message["content"] = label
+        else:
+            texts = parse_texts(message["content"] or "").texts or [" ".join((message["content"] or "").split()) or "empty"]
+            message["content"] = json.dumps(texts)
+            for text in texts:
+                made_for[" ".join(text.split())] = generated_label(request)
+        return reply(message["content"], prompt_tokens=completion["usage"]["prompt_tokens"],
+                     completion_tokens=completion["usage"]["completion_tokens"])
+
+    proxy = scripted_llm_server(forward)
+    options = {"base_url": proxy.base_url, "model": llm_server.model, "max_new_tokens": 16, "concurrency": 1,
+               "cache_dir": str(tmp_path / "cache")}
+    registry = augkit.get_registry()
+    # refuse_loops=False: a random model's loops would leave a row without candidates, so without rejections
+    recipe = augkit.Pipeline(registry.create_augmenter("llm_generate", {"contrast": 2, "feedback": 1, "refuse_loops": False,
+                                                                        **options}),
+                             [registry.create_filter("llm_check", {"nearest_labels": 2, **options})])
+    out, report = augkit.augment_with_report(rows, recipe, n=1, seed=0, label_column="label")
+
+    asked = [r.json for r in proxy.chat_requests]
+    generation = [r for r in asked if not is_check(r)]
+    again = [r for r in generation if "were rejected" in r["messages"][1]["content"]]
+    first = [r for r in generation if r not in again]
+    assert len(first) == len(rows)
+    for request in first:
+        label = generated_label(request)
+        others = [other for other in labels if other != label]
+        assert f'Each new example must belong to "{label}" and not to ' in request["messages"][1]["content"]
+        assert all(f'"{other}"' in request["messages"][1]["content"] for other in others), "the confusable labels named"
+    assert sorted(generated_label(r) for r in again) == sorted(label for label in rows["label"] if label != labels[0]), \
+        "the feedback round asks only for the rejected labels' rows"
+    assert report.usage["requests"] == len(asked) == len(generation) + sum(map(is_check, asked))
+    assert report.usage["prompt_tokens"] > 0 and report.usage["cached"] == 0
