@@ -11,7 +11,9 @@ Base classes
     scores), :class:`BatchContext` (what ``filter_batch`` and a context-reading ``augment_batch`` know of their rows),
     :class:`DatasetContext` (what ``prepare`` of a filter or augmenter sees once per run), :func:`check_sources`
     (a filter's check that sources and candidate lists line up), :func:`first_distinct` (the
-    first ``n`` distinct candidates of a lazy generator).
+    first ``n`` distinct candidates of a lazy generator), :class:`RowFeedback` and
+    :class:`Rejection` (what ``augment_again`` hears in a feedback round: the row's rejected
+    candidates, the step that dropped each and why).
 Models a step needs
     :class:`ModelNeed`: what a step's ``required_models()`` returns for each model it will load
     (the model, its kind, the parameter naming it), so that a run checks every model before it
@@ -164,6 +166,7 @@ from augkit.steps.augmenter import Augmenter, first_distinct
 from augkit.steps.candidate import Candidate
 from augkit.steps.context import BatchContext, DatasetContext
 from augkit.steps.filter import Filter, check_sources
+from augkit.steps.feedback import Rejection, RowFeedback
 from augkit.steps.generated_row import GeneratedRow
 from augkit.steps.nested_warnings import n_named_as
 from augkit.steps.params import (
@@ -298,6 +301,7 @@ __all__ = [
     "CommandContext", "TabContext",
     # base classes
     "Augmenter", "BatchContext", "Candidate", "DatasetContext", "Filter", "GeneratedRow", "check_sources", "first_distinct",
+    "Rejection", "RowFeedback",
     # errors
     "AugkitError", "AugmentationFailedError", "AugmenterOutputError", "InputError", "InvalidParameterError",
     "MissingDependencyError", "ModelNotAvailableError", "PipelineSpecError", "UnknownMethodError",

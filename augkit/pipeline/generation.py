@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from augkit.errors import AugmenterOutputError, UsageError
 from augkit.pipeline.checks import checked_output
+from augkit.steps.params import check_int
 from augkit.pipeline.compose import Chain, Interleave
 from augkit.pipeline.row_context import (
     candidates_context,
@@ -25,10 +26,16 @@ from augkit.seeding import RowSeeder
 from augkit.steps.augmenter import Augmenter
 from augkit.steps.candidate import Candidate
 from augkit.steps.context import BatchContext
+from augkit.steps.feedback import RowFeedback
 from augkit.steps.generated_row import GeneratedRow, merged_notes, notes_of, with_notes
 
 if TYPE_CHECKING:
     from augkit.registry.registered import Registry
+
+
+#: Between a step's seed key and a feedback round's number: ``llm_generate/feedback1``. A key
+#: holds no "/" (a method name, ``name#2``), so no round's key is another step's.
+FEEDBACK_ROUND = "/feedback"
 
 
 class GeneratorLeaf:
@@ -54,15 +61,32 @@ class GeneratorLeaf:
             )
 
     def generate(self, texts: list[str], n: int, seed: int, context: BatchContext) -> list[list[Candidate]]:
-        seeder = RowSeeder(seed, self.key)
-        make_rng = seeder.seed if self.augmenter.row_seeds else seeder.rng
-        rngs = [make_rng(text) for text in texts]
+        rngs = self._rngs(RowSeeder(seed, self.key), texts)
         if self.takes_context:
-            columns = own_columns(self.label, self.required, context, len(texts), optional=self.optional)
-            own = BatchContext(labels=context.labels, columns=columns, protected=context.protected)
-            output = self.augmenter.augment_batch(list(texts), n, rngs, context=own)
+            output = self.augmenter.augment_batch(list(texts), n, rngs, context=self._own_context(texts, context))
         else:
             output = self.augmenter.augment_batch(list(texts), n, rngs)
+        return self._candidates(texts, output, n)
+
+    def generate_again(self, texts: list[str], n: int, seed: int, context: BatchContext, feedback: list[RowFeedback],
+                       round_: int) -> list[list[Candidate]]:
+        """A feedback round (:meth:`augkit.Augmenter.augment_again`): each row's generator is
+        keyed by the round too, so no round repeats another's draws."""
+        rngs = self._rngs(RowSeeder(seed, f"{self.key}{FEEDBACK_ROUND}{round_}"), texts)
+        output = self.augmenter.augment_again(list(texts), n, rngs, self._own_context(texts, context), feedback)
+        return self._candidates(texts, output, n)
+
+    def _rngs(self, seeder: RowSeeder, texts: list[str]) -> list:
+        make_rng = seeder.seed if self.augmenter.row_seeds else seeder.rng
+        return [make_rng(text) for text in texts]
+
+    def _own_context(self, texts: list[str], context: BatchContext) -> BatchContext:
+        """The context this augmenter sees: the labels, spans and the columns it declares."""
+        columns = own_columns(self.label, self.required, context, len(texts), optional=self.optional)
+        return BatchContext(labels=context.labels, columns=columns, protected=context.protected)
+
+    def _candidates(self, texts: list[str], output: object, n: int) -> list[list[Candidate]]:
+        """The augmenter's output checked, as Candidates labelled with this step, with its rows' notes."""
         method = self.label
         noted = isinstance(output, (list, tuple)) and any(isinstance(row, GeneratedRow) for row in output)
         notes = [notes_of(row) for row in output] if noted else []
@@ -144,6 +168,19 @@ def _interleave(lists: list[list[Candidate]]) -> list[Candidate]:
     for position in range(max((len(items) for items in lists), default=0)):
         merged.extend(items[position] for items in lists if position < len(items))
     return merged
+
+
+def feedback_rounds_of(generator: Any) -> int:
+    """The feedback rounds a pipeline's generator asks for (:meth:`augkit.Augmenter.feedback_rounds`):
+    its lone augmenter's; a union or chain holding one that asks for rounds is refused, since a
+    round asks one method again for its own rejected candidates."""
+    if isinstance(generator, GeneratorLeaf):
+        return check_int("feedback rounds", generator.augmenter.feedback_rounds(), minimum=0)
+    asking = [leaf.label for leaf in generator.leaves() if leaf.augmenter.feedback_rounds()]
+    if asking:
+        raise UsageError(f"{', '.join(repr(label) for label in asking)} asks for feedback rounds, which only a pipeline's "
+                         f"lone generator may do; {generator.spec!r} composes several: run it alone, or without feedback")
+    return 0
 
 
 def build_generator(obj: Any, seen: Counter, registry: Registry):

@@ -36,7 +36,7 @@ from augkit.pipeline.build import (
 )
 from augkit.pipeline.calibrate import Preparation, calibration_sample, preparation_of
 from augkit.pipeline.compose import Chain, Interleave
-from augkit.pipeline.generation import build_generator
+from augkit.pipeline.generation import build_generator, feedback_rounds_of
 from augkit.pipeline.row_context import without_unchanged
 from augkit.pipeline.run import (
     BEYOND_N,
@@ -51,6 +51,7 @@ from augkit.protection.step import ProtectedSpansFilter
 from augkit.steps.augmenter import Augmenter
 from augkit.steps.candidate import Candidate
 from augkit.steps.context import BatchContext, DatasetContext
+from augkit.steps.feedback import RowFeedback
 from augkit.steps.filter import Filter
 from augkit.steps.generated_row import USAGE_PREFIX
 from augkit.steps.protected_spans import RowProtection
@@ -125,6 +126,7 @@ class Pipeline:
             resolved.insert(1 if added_dedup else 0, self._added_protection)
         self.filters: tuple[Filter, ...] = tuple(resolved)
         check_scores_read(self._generator.leaves(), self.filters, registry)
+        self._feedback_rounds = feedback_rounds_of(self._generator)
 
 
     @classmethod
@@ -314,6 +316,15 @@ class Pipeline:
         return candidates
 
 
+    def _generated_again(self, texts: list[str], n: int, seed: int, context: BatchContext, feedback: list[RowFeedback],
+                         round_: int) -> list[list[Candidate]]:
+        """A feedback round's candidates (:meth:`augkit.Augmenter.augment_again`), asked as
+        :meth:`_generated` asks the first round's."""
+        candidates = self._generator.generate_again(texts, math.ceil(n * self.oversample), seed, context, feedback, round_)
+        if self.rewritten_names or self.label_setters:
+            candidates = without_unchanged(candidates, context)
+        return candidates
+
     @property
     def named_steps(self) -> dict[str, Filter]:
         """The pipeline's filters in order, by the name its trace (``dropped_by``), counts
@@ -338,11 +349,11 @@ class Pipeline:
 
     @property
     def usage_names(self) -> tuple[str, ...]:
-        """The usage this pipeline's augmenters report per row (:attr:`Augmenter.usage`), as
-        count names ``usage:<name>`` after the candidate counts (summed over the augmenters
-        that report the same name)."""
-        return tuple(dict.fromkeys(f"{USAGE_PREFIX}{name}" for leaf in self._generator.leaves()
-                                   for name in leaf.augmenter.usage))
+        """The usage this pipeline's augmenters and filters report per row
+        (:attr:`Augmenter.usage`, :attr:`Filter.usage`), as count names ``usage:<name>`` after
+        the candidate counts (summed over the steps that report the same name)."""
+        steps = [*(leaf.augmenter for leaf in self._generator.leaves()), *self.filters]
+        return tuple(dict.fromkeys(f"{USAGE_PREFIX}{name}" for step in steps for name in step.usage))
 
 
     def run(
@@ -392,4 +403,4 @@ class Pipeline:
 
     def _batch_steps(self) -> BatchSteps:
         """What :func:`augkit.pipeline.run.run_batch` runs: this pipeline's generator and filters."""
-        return BatchSteps(self._generated, self.named_steps, self.usage_names)
+        return BatchSteps(self._generated, self.named_steps, self.usage_names, self._feedback_rounds, self._generated_again)

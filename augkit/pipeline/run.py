@@ -5,19 +5,21 @@ row costs only itself; ``strict`` stops instead, naming the row."""
 
 from __future__ import annotations
 
-import operator
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from augkit.errors import AugmentationFailedError, AugmenterOutputError, UsageError
-from augkit.pipeline.checks import checked_filter_output, plural
+from augkit.pipeline.checks import plural
+from augkit.pipeline.fates import Fates
+from augkit.pipeline.filtering import FilterPass, filter_pass
 from augkit.pipeline.time_limit import TimeLimit, TimeLimitExceeded
 from augkit.reporting.report import failure_reason
 from augkit.reporting.trace import TraceEntry
 from augkit.steps.candidate import Candidate
 from augkit.steps.context import BatchContext
 from augkit.steps.drop_reasons import keep_first
+from augkit.steps.feedback import RowFeedback
 from augkit.steps.filter import Filter
 from augkit.steps.generated_row import USAGE_PREFIX, notes_of
 
@@ -66,12 +68,16 @@ class RunSettings:
 class BatchSteps:
     """What a batch runs, as the pipeline hands it over: its generator (texts, n, seed, context ->
     candidates per text), its filters in order by their names in the counts and the trace
-    (:attr:`~augkit.Pipeline.named_steps`: ``semantic#2`` for a second use), and the usage names
-    its augmenters report."""
+    (:attr:`~augkit.Pipeline.named_steps`: ``semantic#2`` for a second use), the usage names
+    its augmenters and filters report, and its feedback rounds."""
 
     generate: Callable[[list[str], int, int, BatchContext], list[list[Candidate]]]
     named_steps: Mapping[str, Filter]
     usage_names: tuple[str, ...]
+    #: How many feedback rounds the generator wants (:meth:`augkit.Augmenter.feedback_rounds`; 0: none),
+    #: and how a round asks it again: (texts, n, seed, context, feedback per text, round) -> candidates.
+    feedback_rounds: int = 0
+    generate_again: Callable[[list[str], int, int, BatchContext, list[RowFeedback], int], list[list[Candidate]]] | None = None
 
     @property
     def count_width(self) -> int:
@@ -132,89 +138,72 @@ def _row_failed(steps: BatchSteps, text: str, error: BaseException, run: RunSett
 
 def _run_once(steps: BatchSteps, texts: list[str], n: int, seed: int, context: BatchContext, trace: bool = False) -> BatchOutcome:
     candidates = steps.generate(texts, n, seed, context)
-    usage = _row_usage(steps.usage_names, candidates) if steps.usage_names else None  # the notes are on the generated rows
     notes = [notes_of(row) for row in candidates]
     failures = [(note.reason or NOTHING_USABLE) if note.failed else None for note in notes]
     reasons: list[str | None] = [
         None if row else failure_reason(failed) if failed else (note.reason or NOTHING_GENERATED)
         for row, note, failed in zip(candidates, notes, failures)
     ]
-    sizes = list(map(len, candidates))
-    columns = [sizes]  # one list per count name, one value per text: zipped into rows at the end
+    usage = [dict(note.usage) for note in notes]  # what each row cost, the filters' added as they run
+    generated = list(map(len, candidates))
     fates = Fates(candidates) if trace else None
-    for step_name, step in steps.named_steps.items():
-        before = candidates
-        candidates = checked_filter_output(step, step.filter_batch(texts, before, context), before)
-        left = list(map(len, candidates))
-        columns.append(list(map(operator.sub, sizes, left)))
-        for index, size in enumerate(left):
-            if not size and reasons[index] is None:
-                reasons[index] = f"all candidates removed by filter {step.name!r}"
-        if fates is not None:
-            fates.dropped(before, candidates, step_name, texts, step)
-        sizes = left
-    kept = [keep_first(row, n, "n", what="place") for row in candidates]  # a cut one says its place
-    columns.append([size - n if size > n else 0 for size in sizes])
-    if usage:
-        columns.extend(zip(*usage))
+    passed = filter_pass(steps.named_steps, texts, candidates, context, usage, fates, rejections=steps.feedback_rounds > 0)
+    kept_so_far, dropped = passed.kept, passed.dropped
+    for index, step_name in enumerate(passed.emptied_by):
+        if step_name is not None:
+            reasons[index] = f"all candidates removed by filter {step_name!r}"
+    if steps.feedback_rounds:
+        _feedback_rounds(steps, texts, n, seed, context, passed, generated, usage, fates)
+    for index, row in enumerate(kept_so_far):
+        if row:
+            reasons[index] = None  # a later round gave the row what its first lost
+    kept = [keep_first(row, n, "n", what="place") for row in kept_so_far]  # a cut one says its place
+    columns = [generated, *dropped, [len(row) - n if len(row) > n else 0 for row in kept_so_far]]
+    columns.extend(zip(*_row_usage(steps.usage_names, usage)))
     if fates is not None:
-        fates.dropped(candidates, kept, BEYOND_N)
+        fates.dropped(kept_so_far, kept, BEYOND_N)
     return BatchOutcome(kept, reasons, list(zip(*columns)), fates.entries() if fates is not None else None,
                         failures if any(failures) else None)
 
 
-def _row_usage(names: tuple[str, ...], rows: list[list[Candidate]]) -> list[list[int]]:
-    """Each row's usage values, in :attr:`usage_names` order (0 where a step reported none)."""
-    if not names:
-        return [[] for _ in rows]
-    out = []
-    for row in rows:
-        values = dict.fromkeys(names, 0)
-        for name, value in notes_of(row).usage.items():
-            values[f"{USAGE_PREFIX}{name}"] += int(value)
-        out.append(list(values.values()))
-    return out
+def _feedback_rounds(steps: BatchSteps, texts: list[str], n: int, seed: int, context: BatchContext, passed: FilterPass,
+                     generated: list[int], usage: list[dict[str, int]], fates: Fates | None) -> None:
+    """Up to :attr:`BatchSteps.feedback_rounds` more rounds for the rows left with fewer than
+    ``n`` candidates some of which a filter rejected in the row's last round: each such row is
+    asked again (:meth:`augkit.Augmenter.augment_again`, told its rejections and their
+    reasons), its new candidates go through the same filters, and those kept join the row's.
+    Other rows are never asked again. Updates ``passed``, ``generated``, ``usage`` and
+    ``fates`` in place. Each round's seeds are the row's own (its text, the step, the round),
+    so a row's rounds are the same whatever batch it runs in."""
+    rejected = [list(row) for row in passed.rejected]
+    last = passed.rejected
+    for round_ in range(1, steps.feedback_rounds + 1):
+        asked = [i for i, row in enumerate(passed.kept) if len(row) < n and last[i]]
+        if not asked:
+            return
+        sub_texts, sub_context = [texts[i] for i in asked], context.take(asked)
+        feedback = [RowFeedback(round_, tuple(rejected[i]), tuple(c.text for c in passed.kept[i])) for i in asked]
+        candidates = steps.generate_again(sub_texts, n, seed, sub_context, feedback, round_)
+        sub_usage = [dict(notes_of(row).usage) for row in candidates]
+        sub_fates = Fates(candidates) if fates is not None else None
+        again = filter_pass(steps.named_steps, sub_texts, candidates, sub_context, sub_usage, sub_fates, rejections=True)
+        last = [[] for _ in texts]
+        for j, i in enumerate(asked):
+            generated[i] += len(candidates[j])
+            passed.kept[i] = passed.kept[i] + again.kept[j]
+            for counts, sub_counts in zip(passed.dropped, again.dropped, strict=True):
+                counts[i] += sub_counts[j]
+            for name, value in sub_usage[j].items():
+                usage[i][name] = usage[i].get(name, 0) + value
+            rejected[i] += again.rejected[j]
+            last[i] = again.rejected[j]
+        if fates is not None:
+            fates.absorb(asked, sub_fates)
 
 
-class Fates:
-    """The trace of one batch under construction: every generated candidate, in generation
-    order, and the step that dropped it. Filters return the candidate objects they keep, so
-    a dropped candidate is one whose object is missing from a step's output (a filter that
-    returns new objects is matched by text)."""
-
-    def __init__(self, generated: list[list[Candidate]]):
-        self._rows = [[TraceEntry(c.method, c.text, c.scores) for c in row] for row in generated]
-        self._entry_of = [{id(c): entry for c, entry in zip(row, entries)} for row, entries in zip(generated, self._rows)]
-        self._alive: list[list[Candidate]] = [*generated]  # ids stay unique while their objects live
-
-    def dropped(self, before: list[list[Candidate]], after: list[list[Candidate]], step: str,
-                sources: Sequence[str] = (), filter_: Filter | None = None) -> None:
-        """Mark what ``step`` dropped: the candidates of ``before`` missing from ``after``,
-        each with its reason: the one the filter gave the candidate, else the filter's
-        :meth:`~augkit.Filter.explain` of it as a rewrite of its source."""
-        for row, (entry_of, old, new) in enumerate(zip(self._entry_of, before, after)):
-            if len(old) == len(new) and all(a is b for a, b in zip(old, new)):
-                continue
-            self._alive.append(new)
-            unclaimed = [c for c in old if id(c) in entry_of]
-            claimed = {id(c) for c in new if id(c) in entry_of}
-            for candidate in new:
-                if id(candidate) not in entry_of:  # rebuilt by the filter: the same text it got
-                    twin = next((c for c in unclaimed if c.text == candidate.text and id(c) not in claimed), None)
-                    if twin is not None:
-                        claimed.add(id(twin))
-                        entry_of[id(candidate)] = entry_of[id(twin)]
-                        entry_of[id(candidate)].scores = candidate.scores
-            for candidate in unclaimed:
-                if id(candidate) not in claimed:
-                    entry = entry_of[id(candidate)]
-                    entry.dropped_by = step
-                    entry.reason = candidate.drop_reason or (
-                        filter_.explain(sources[row], candidate.text) if filter_ is not None else "")
-
-    def entries(self) -> list[list[TraceEntry]]:
-        return self._rows
-
+def _row_usage(names: tuple[str, ...], usage: list[dict[str, int]]) -> list[list[int]]:
+    """Each row's usage values, in :attr:`usage_names` order (0 where no step reported one)."""
+    return [[int(row.get(name.removeprefix(USAGE_PREFIX), 0)) for name in names] for row in usage]
 
 
 def stop_on_failures(texts: list[str], failures: list[str | None] | None) -> None:

@@ -10,7 +10,8 @@ from augkit.steps.configurable import Configurable
 from augkit.text import distinct_by_spacing, spacing_key
 
 if TYPE_CHECKING:
-    from augkit.steps.context import DatasetContext
+    from augkit.steps.context import BatchContext, DatasetContext
+    from augkit.steps.feedback import RowFeedback
     from augkit.steps.filter import Filter
 
 
@@ -116,6 +117,25 @@ class Augmenter(Configurable):
         and it ranks them with its own :meth:`follow_up` steps (which then keep the best ``n``):
         a method that generates a fixed pool to rank says so here. Default: ``n``."""
         return n
+
+    def feedback_rounds(self) -> int:
+        """How many extra rounds a pipeline may ask of this method, each for the rows its
+        filters left with fewer than ``n`` candidates after rejecting some in the row's last
+        round, through :meth:`augment_again` (a model told what was rejected and why can do
+        better). Only a pipeline's lone generator may ask for rounds. Default 0: none."""
+        return 0
+
+    def augment_again(self, texts: list[str], n: int, rngs: list[random.Random], context: BatchContext,
+                      feedback: list[RowFeedback]) -> list[list[str]]:
+        """Another round for rows whose candidates the pipeline's filters rejected (see
+        :meth:`feedback_rounds`): ``feedback[i]`` says which candidates of ``texts[i]`` were
+        rejected so far, by which step and why, and which were kept (not to be repeated).
+        Returns up to ``n`` new candidates per text, as :meth:`augment_batch` does (a
+        :class:`augkit.GeneratedRow` to report usage); ``rngs`` are the rows' generators for
+        this round, drawn from the run's seed, the row's text and the round, so a row's round is
+        the same whatever batch it runs in. The pipeline runs them through its filters and keeps
+        them after the row's earlier ones."""
+        raise NotImplementedError(f"{type(self).__name__} asks for feedback rounds but does not implement augment_again()")
 
     def prepare(self, dataset: DatasetContext) -> None:
         """Called once per run, before any batch, with all the run's originals, their labels

@@ -37,6 +37,12 @@ class Filter(Configurable):
     #: when a pipeline holds such a step.
     uses_model: ClassVar[bool] = False
 
+    #: Names of the usage this filter reports per row (``("requests", "prompt_tokens")``), for a
+    #: filter that asks a paid or slow service (``llm_check``): :meth:`filter_batch` returns
+    #: that row's kept candidates as :class:`augkit.GeneratedRow` ``(kept, usage={...})``, and
+    #: the run's report sums each name with the augmenters' of the same name.
+    usage: ClassVar[tuple[str, ...]] = ()
+
     #: How many candidates (reaching this step) :meth:`calibrate` wants to see before the run;
     #: 0: the step is not calibrated. An instance may set its own.
     calibration_candidates: int = 0

@@ -138,7 +138,7 @@ def _renamed(kind: str):
 #: Parameters some steps need to be built at all, beside the renamed one.
 NEEDED = {"erap": {"sample_from": "eda"}}
 #: A value of each renamed idea that differs from every default.
-VALUES = {"do_sample": True, "max_new_tokens": 17, "min_new_tokens": 3, "num_return": 3, "num_examples": 2, "min": 0.3, "max": 0.9,
+VALUES = {"do_sample": True, "max_new_tokens": 17, "min_new_tokens": 3, "num_return": 3, "num_examples": 2, "contrast": 2, "min": 0.3, "max": 0.9,
           "own_source": True}
 
 

@@ -34,7 +34,8 @@ NEGATED = re.compile(r"\b(not|no|never|nothing)\b|n't\b")
 
 @dataclass(frozen=True)
 class Case:
-    """A pipeline (``{encoder}`` and ``{nli}`` stand for the conftest's tiny models) run on
+    """A pipeline (``{encoder}`` and ``{nli}`` stand for the conftest's tiny models, ``{llm}``
+    for a scripted chat server's URL) run on
     ``data`` with ``n``, in which the filter drops candidates whose reasons all match
     ``reason``."""
 
@@ -63,6 +64,9 @@ CASES = {
     # erap's re-ranking step (augkit-erap): the tiny oracle judges most rewrites not equivalent
     "erap_relation": Case("eda|erap_relation(oracle={nli!r}, similarity_model={encoder!r}, device='cpu')", "clinc",
                           r"judged '\w+' by the oracle, not 'equivalence' \(require_relation=false keeps it\)"),
+    # llm_check (augkit-llm), asking a scripted server that always answers the last label listed
+    "llm_check": Case("eda|llm_check(base_url={llm!r}, model='scripted', cache=False, nearest_labels=2)", "trec",
+                      r"the model classed it as '.+', not '.+'", n=1),
     "length": Case("eda|length(min=0.95, max=1.05)", "clinc",
                    r"length ratio \d\.\d+ (below min=0\.95|above max=1\.05) \(\d+ words for the source's \d+\)"),
     "edit_ratio": Case("eda|edit_ratio(min=0.3)", "clinc", r"char edit ratio \d\.\d+ below min=0\.3"),
@@ -97,10 +101,20 @@ def _traced(case: Case, frame: pd.DataFrame, request: pytest.FixtureRequest) -> 
     models = {name: str(request.getfixturevalue(fixture)) for name, fixture in (("encoder", "tiny_encoder_dir"),
                                                                           ("nli", "tiny_pair_classifier"))
               if "{" + name in case.spec}
+    if "{llm" in case.spec:
+        models["llm"] = request.getfixturevalue("scripted_llm_server")(_last_label_listed).base_url
     spec = case.spec.format(**models)
     method = Pipeline.from_string(spec, oversample=case.oversample) if case.oversample else spec
     _, trace = augkit.augment(frame, method, n=case.n, seed=36, label_column="label", trace=True, **case.options)
     return trace
+
+
+def _last_label_listed(request: dict):
+    """A chat server's answer to ``llm_check``: the last label its request lists."""
+    from augkit.testing.scripted_chat import reply
+
+    listed = request["messages"][-1]["content"].split("Labels:\n", 1)[1].split("\nText: ", 1)[0]
+    return reply(listed.splitlines()[-1][2:])
 
 
 def _assert_every_drop_says_why(trace: pd.DataFrame, step: str, pattern: str) -> None:

@@ -34,7 +34,7 @@ from augkit.plugin import (
     ExactDuplicateFilter,
     GeneratedRow,
     InputError,
-    InvalidParameterError,
+    RowFeedback,
     RowProtection,
     check_bool,
     check_int,
@@ -42,8 +42,10 @@ from augkit.plugin import (
     repetition_loop,
     spans_kept_first,
 )
+from augkit_llm.confusion import label_examples, nearest_labels
 from augkit_llm.prompts import (
-    AVOID_BLOCK,
+    CONTRAST_BLOCK,
+    FEEDBACK_BLOCK,
     GENERATE_FIELDS,
     GENERATE_SYSTEM,
     GENERATE_USER,
@@ -53,11 +55,13 @@ from augkit_llm.prompts import (
     PARAPHRASE_USER,
     USE_BLOCK,
     checked_template,
+    either_of,
     example_lines,
     keep_line,
     render,
     uses_field,
 )
+from augkit_llm.server import USAGE, ChatServer
 
 logger = logging.getLogger("augkit")
 #: How outputs count as the same text (as the source, or as each other): augkit's one rule,
@@ -65,71 +69,31 @@ logger = logging.getLogger("augkit")
 SAME_TEXT = ExactDuplicateFilter(ignore_case=True, ignore_final_punctuation=True)
 #: Seeds sent to servers: 31 bits, which every server's seed field accepts.
 SEED_BITS = 31
+#: Examples shown of each confusable label (``contrast``): a few, the first in the data's
+#: order, so a request depends on the data, not on the batch.
+CONTRAST_EXAMPLES = 2
 #: Why a row whose reply was usable got nothing: not a failure (the model answered).
 ALL_REPEATS = "every text in the reply repeats the source or an earlier one"
 ALL_LOOPS = ("every new text in the reply fell into a repetition loop (a phrase said over and over); "
              "refuse_loops=false keeps such texts")
 
 
-class _ChatMethod(Augmenter):
+class _ChatMethod(ChatServer, Augmenter):
     """What both methods share: the server, the sampling settings, the client and its cache,
-    the cost of the run. Subclasses build one request per row (:meth:`_messages`)."""
+    the cost of the run (:class:`~augkit_llm.server.ChatServer`). Subclasses build one request
+    per row (:meth:`_messages`)."""
 
     uses_model = True
     #: What each row cost, summed in the run's report and summary.
-    usage = ("requests", "cached", "prompt_tokens", "completion_tokens", "cost_nanodollars")
+    usage = USAGE
 
     def __init__(self, base_url: str, model: str, api_key_env: str, temperature: float, top_p: float,
                  max_new_tokens: int, send_seed: bool, concurrency: int, timeout: float, max_retries: int,
                  cache: bool, cache_dir: str | None, prompt_price: float | None, completion_price: float | None,
                  cache_unusable: bool, refuse_loops: bool):
-        if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
-            raise InvalidParameterError(f"base_url must be the server's http(s) URL, e.g. http://127.0.0.1:8000/v1; got {base_url!r}")
-        if not isinstance(model, str) or not model.strip():
-            raise InvalidParameterError(f"model must name the model the server serves, got {model!r}")
-        for name, value, low, high in (("temperature", temperature, 0.0, 2.0), ("top_p", top_p, 0.0, 1.0)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-                raise InvalidParameterError(f"{name} must be a number in [{low}, {high}], got {value!r}")
-        for name, value in (("prompt_price", prompt_price), ("completion_price", completion_price)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
-                raise InvalidParameterError(f"{name} must be a price per million tokens >= 0, got {value!r}")
-        self.base_url = base_url
-        self.model = model
-        self.api_key_env = api_key_env
-        self.temperature = float(temperature)
-        self.top_p = float(top_p)
-        self.max_new_tokens = check_int("max_new_tokens", max_new_tokens, minimum=1)
-        self.send_seed = bool(send_seed)
-        self.concurrency = check_int("concurrency", concurrency, minimum=1)
-        self.timeout = float(timeout)
-        self.max_retries = check_int("max_retries", max_retries, minimum=0)
-        self.cache = bool(cache)
-        self.cache_dir = cache_dir
-        self.cache_unusable = bool(cache_unusable)
-        self.prompt_price = prompt_price
-        self.completion_price = completion_price
+        self.set_server(base_url, model, api_key_env, temperature, top_p, max_new_tokens, send_seed, concurrency,
+                        timeout, max_retries, cache, cache_dir, prompt_price, completion_price, cache_unusable)
         self.refuse_loops = check_bool("refuse_loops", refuse_loops)
-        self._client: Any = None
-
-    def __getstate__(self) -> dict:
-        # The client holds connections and threads: each process opens its own.
-        return {**self.__dict__, "_client": None}
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            from augkit_llm.cache import ResponseCache
-            from augkit_llm.client import ChatClient
-
-            cache = ResponseCache(self.cache_dir) if self.cache else None
-            self._client = ChatClient(self.base_url, self.model, api_key_env=self.api_key_env, timeout=self.timeout,
-                                      max_retries=self.max_retries, concurrency=self.concurrency, cache=cache)
-        return self._client
-
-    def cost_nanodollars(self, prompt_tokens: int, completion_tokens: int) -> int:
-        """What a request's tokens cost at the given prices (dollars per million tokens), in
-        billionths of a dollar; 0 without prices."""
-        return round(prompt_tokens * (self.prompt_price or 0.0) * 1000 + completion_tokens * (self.completion_price or 0.0) * 1000)
 
     def _messages(self, system: str, user: str, fields: dict[str, Any], block: str, spans: RowProtection) -> tuple:
         """A row's request: the templates rendered with ``fields``, and its protected spans as
@@ -142,29 +106,25 @@ class _ChatMethod(Augmenter):
         return (("system", render(system, **rendered)), ("user", user_text))
 
     def _ask(self, sources: Sequence[str], messages: list[tuple[tuple[str, str], ...]], n: int,
-             rngs: Sequence[random.Random], protected: Sequence[RowProtection] | None = None) -> list[list[str]]:
+             rngs: Sequence[random.Random], protected: Sequence[RowProtection] | None = None,
+             earlier: Sequence[Sequence[str]] | None = None) -> list[list[str]]:
         """One request per row, all at once; each reply parsed into at most ``n`` texts that
-        differ from the row's source and from each other, without loops (``refuse_loops``),
-        those that kept every protected span of the row first."""
-        from augkit_llm.client import ChatRequest
+        differ from the row's source, from each other and from the row's ``earlier`` texts (a
+        feedback round's), without loops (``refuse_loops``), those that kept every protected
+        span of the row first."""
         from augkit_llm.parsing import parse_texts
 
-        requests = [
-            ChatRequest(tuple(m), temperature=self.temperature, top_p=self.top_p, max_tokens=self.max_new_tokens,
-                        seed=draw_seed(rng, SEED_BITS) if self.send_seed else None)
-            for m, rng in zip(messages, rngs, strict=True)
-        ]
+        requests = [self.chat_request(m, draw_seed(rng, SEED_BITS)) for m, rng in zip(messages, rngs, strict=True)]
         results = self.client.complete(requests, usable=None if self.cache_unusable else _usable)
         problems: Counter = Counter()
         rows = []
         spans = protected if protected is not None else [()] * len(sources)
-        for source, result, row_spans in zip(sources, results, spans, strict=True):
-            usage = {"requests": 1, "cached": int(result.cached), "prompt_tokens": result.prompt_tokens,
-                     "completion_tokens": result.completion_tokens,
-                     "cost_nanodollars": 0 if result.cached else self.cost_nanodollars(result.prompt_tokens, result.completion_tokens)}
+        earlier = earlier if earlier is not None else [()] * len(sources)
+        for source, result, row_spans, before in zip(sources, results, spans, earlier, strict=True):
+            usage = self.usage_of(result)
             parsed = parse_texts(result.text) if result.text is not None else None
             problem = (result.problem or "no reply") if parsed is None else (parsed.problem if not parsed.texts else None)
-            new_texts = _distinct(source, parsed.texts) if parsed is not None else []
+            new_texts = _distinct(source, parsed.texts, before) if parsed is not None else []
             kept = spans_kept_first([text for text in new_texts if not (self.refuse_loops and repetition_loop(source, text))],
                                     row_spans)
             if problem:
@@ -265,39 +225,49 @@ class LLMParaphrase(_ChatMethod):
 class LLMGenerate(_ChatMethod):
     """New examples of each row's label from a chat model, shown ``num_examples`` examples of that label
     drawn from the run's own data (by the row's seed; the row itself first), and optionally
-    ``avoid`` examples of the labels most easily confused with it, not to write. Needs the
-    label column; every original of the run is seen first (``prepare``). The server, sampling,
-    cache and price parameters are ``llm_paraphrase``'s (``augkit info llm_paraphrase``).
+    (``contrast``) the labels most easily confused with it, with examples of each, and asked
+    for examples that belong to the label and not to them. Needs the label column; every
+    original of the run is seen first (``prepare``). The server, sampling, cache and price
+    parameters are ``llm_paraphrase``'s (``augkit info llm_paraphrase``).
 
     Parameters
     ----------
     num_examples : int
         Examples of the label shown per request; ``k`` until augkit 0.3.
-    avoid : int
-        Confusable labels shown as "do not write these" (0: none); the labels whose
-        examples' mean MiniLM embedding is nearest the row's label's, 2 examples each.
+    contrast : int
+        Confusable labels shown per request (0: none): the labels whose originals' mean
+        MiniLM embedding is nearest the row's label's, 2 examples each, and the request says
+        the new examples must belong to the row's label "and not to" them ("Clear Up
+        Confusion", Zhang et al.); ``avoid`` until augkit 0.3.
+    feedback : int
+        Extra rounds (0: none) for a row whose candidates the pipeline's filters rejected,
+        leaving it fewer than ``n``: the row's label is asked again, the request listing the
+        rejected examples with each filter's reason; only such rows are asked again, one
+        request each per round.
     system_prompt : str
-        The system message (template; fields ``{label}``, ``{examples}``, ``{avoid}``, ``{n}``,
-        ``{keep}``: the row's protected spans, which every new example must use).
+        The system message (template; fields ``{label}``, ``{examples}``, ``{contrast}``, ``{feedback}``,
+        ``{n}``, ``{keep}``: the row's protected spans, which every new example must use).
     user_prompt : str
         The user message (template; same fields).
     """
 
     name = "llm_generate"
     #: augkit's one name per idea (docs/plugin-authors.md): the old names work until 0.3
-    renamed_parameters = {"max_tokens": "max_new_tokens", "k": "num_examples"}
+    renamed_parameters = {"max_tokens": "max_new_tokens", "k": "num_examples", "avoid": "contrast"}
     needs_all_texts = True
 
     def __init__(self, base_url: str = "http://127.0.0.1:8000/v1", model: str = "default", api_key_env: str = "OPENAI_API_KEY",
                  temperature: float = 0.9, top_p: float = 1.0, max_new_tokens: int = 512, send_seed: bool = True, concurrency: int = 4,
                  timeout: float = 60.0, max_retries: int = 5, cache: bool = True, cache_unusable: bool = False,
                  cache_dir: str | None = None, prompt_price: float | None = None, completion_price: float | None = None,
-                 refuse_loops: bool = True, num_examples: int = 5, avoid: int = 0, system_prompt: str = GENERATE_SYSTEM,
+                 refuse_loops: bool = True, num_examples: int = 5, contrast: int = 0, feedback: int = 0,
+                 system_prompt: str = GENERATE_SYSTEM,
                  user_prompt: str = GENERATE_USER):
         super().__init__(base_url, model, api_key_env, temperature, top_p, max_new_tokens, send_seed, concurrency, timeout,
                          max_retries, cache, cache_dir, prompt_price, completion_price, cache_unusable, refuse_loops)
         self.num_examples = check_int("num_examples", num_examples, minimum=1)
-        self.avoid = check_int("avoid", avoid, minimum=0)
+        self.contrast = check_int("contrast", contrast, minimum=0)
+        self.feedback = check_int("feedback", feedback, minimum=0)
         self.system_prompt = checked_template(system_prompt, GENERATE_FIELDS, "system_prompt")
         self.user_prompt = checked_template(user_prompt, GENERATE_FIELDS, "user_prompt")
         self._examples: dict[Any, list[str]] | None = None
@@ -306,31 +276,62 @@ class LLMGenerate(_ChatMethod):
     def prepare(self, dataset) -> None:
         if dataset.labels is None:
             raise InputError(_NO_LABELS)
-        examples: dict[Any, list[str]] = {}
-        for text, label in zip(dataset.texts, dataset.labels, strict=True):
-            examples.setdefault(label, [])
-            if text not in examples[label]:
-                examples[label].append(text)
-        self._examples = examples
-        self._confusable = _nearest_labels(examples, self.avoid) if self.avoid else {}
+        self._examples = label_examples(dataset.texts, dataset.labels)
+        self._confusable = nearest_labels(self._examples, self.contrast) if self.contrast else {}
+
+    def feedback_rounds(self) -> int:
+        return self.feedback
 
     def augment_batch(self, texts, n, rngs, context):
+        return self._generate(texts, n, rngs, context)
+
+    def augment_again(self, texts, n, rngs, context, feedback):
+        """A feedback round: each row's request as in the first, with its rejected examples and
+        the filters' reasons in ``{feedback}``; texts repeating one of the row's earlier
+        candidates are left out."""
+        return self._generate(texts, n, rngs, context, feedback)
+
+    def _generate(self, texts, n, rngs, context, feedback: Sequence[RowFeedback] | None = None):
         if context.labels is None:
             raise InputError(_NO_LABELS)
         if self._examples is None:
             raise InputError("llm_generate shows each label's examples from the run's data: run it through augkit.augment "
                              "or the command line (which call prepare first), or call Pipeline.prepare(texts, labels)")
         protected = context.protected if context.protected is not None else [()] * len(texts)
+        rounds = feedback if feedback is not None else [None] * len(texts)
         messages = []
-        for text, label, rng, spans in zip(texts, context.labels, rngs, protected, strict=True):
+        for text, label, rng, spans, told in zip(texts, context.labels, rngs, protected, rounds, strict=True):
             pool = [t for t in self._examples.get(label, []) if t != text]
             shown = [text, *rng.sample(pool, min(self.num_examples - 1, len(pool)))]
-            avoid_lines = [f"- {' '.join(t.split())} (label: {other})" for other in self._confusable.get(label, [])
-                           for t in self._examples[other][:2]]
-            fields = {"label": label, "examples": example_lines(shown), "n": n,
-                      "avoid": AVOID_BLOCK.format(lines="\n".join(avoid_lines)) if avoid_lines else ""}
-            messages.append(self._messages(self.system_prompt, self.user_prompt, fields, USE_BLOCK, spans))
-        return self._ask(texts, messages, n, rngs, protected)
+            contrast = self._contrast(label)
+            block = _feedback_block(label, told)
+            fields = {"label": label, "examples": example_lines(shown), "n": n, "contrast": contrast, "avoid": contrast,
+                      "feedback": block}
+            system, user = self._messages(self.system_prompt, self.user_prompt, fields, USE_BLOCK, spans)
+            if block and not uses_field(self.user_prompt, "feedback") and not uses_field(self.system_prompt, "feedback"):
+                user = (user[0], user[1].rstrip("\n") + "\n" + block.rstrip("\n"))
+            messages.append((system, user))
+        earlier = None if feedback is None else [[*row.kept, *(r.text for r in row.rejected)] for row in feedback]
+        return self._ask(texts, messages, n, rngs, protected, earlier)
+
+    def _contrast(self, label: Any) -> str:
+        """The ``{contrast}`` block of ``label``'s requests: its confusable labels, the first
+        :data:`CONTRAST_EXAMPLES` originals of each, and the contrast said outright; "" without."""
+        others = self._confusable.get(label, [])
+        if not others:
+            return ""
+        lines = [f"- {' '.join(text.split())} (label: {other})" for other in others
+                 for text in self._examples[other][:CONTRAST_EXAMPLES]]
+        return CONTRAST_BLOCK.format(label=label, lines="\n".join(lines), others=either_of(others))
+
+
+def _feedback_block(label: Any, feedback: RowFeedback | None) -> str:
+    """The ``{feedback}`` block of a feedback round's request: the row's rejected examples, each
+    with the filter's reason (its name when it gave none); "" in the first round."""
+    if feedback is None or not feedback.rejected:
+        return ""
+    lines = [f"- {' '.join(r.text.split())} (rejected: {r.reason or f'by the {r.step} filter'})" for r in feedback.rejected]
+    return FEEDBACK_BLOCK.format(label=label, lines="\n".join(lines))
 
 
 def _usable(reply: str) -> bool:
@@ -340,25 +341,11 @@ def _usable(reply: str) -> bool:
     return bool(parse_texts(reply).texts)
 
 
-def _distinct(source: str, texts: Sequence[str]) -> list[str]:
-    """The texts that differ from the source and from each other (augkit's rule), in order."""
-    verdicts = SAME_TEXT.repeats(source, list(texts))
+def _distinct(source: str, texts: Sequence[str], earlier: Sequence[str] = ()) -> list[str]:
+    """The texts that differ from the source, from the ``earlier`` ones and from each other
+    (augkit's rule), in order."""
+    verdicts = SAME_TEXT.repeats(source, [*earlier, *texts])[len(earlier):]
     return [text for text, verdict in zip(texts, verdicts, strict=True) if verdict is None]
-
-
-def _nearest_labels(examples: dict[Any, list[str]], count: int) -> dict[Any, list[Any]]:
-    """For each label, the ``count`` other labels whose examples' mean embedding is closest."""
-    import numpy as np
-
-    from augkit.plugin import get_encoder
-
-    labels = list(examples)
-    encoder = get_encoder(None)
-    centroids = np.stack([encoder.encode(examples[label]).mean(axis=0) for label in labels])
-    centroids /= np.linalg.norm(centroids, axis=1, keepdims=True)
-    similarity = centroids @ centroids.T
-    np.fill_diagonal(similarity, -np.inf)
-    return {label: [labels[j] for j in np.argsort(-similarity[i], kind="stable")[:count]] for i, label in enumerate(labels)}
 
 
 _NO_LABELS = ("llm_generate writes new examples of each row's label: name the label column "

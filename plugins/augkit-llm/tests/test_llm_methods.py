@@ -182,15 +182,25 @@ def test_a_real_server_runs_the_mechanics(llm_server, rows, tmp_path):
     assert kept.usage["cached"] == len(texts), "cache_unusable serves the unusable replies too"
 
 
-def test_generate_can_show_the_nearest_labels_not_to_write(scripted_llm_server, rows, params):
+def test_generate_contrasts_each_label_with_its_nearest_labels(scripted_llm_server, rows, params):
     server = scripted_llm_server(lambda request: reply('["Another new example"]'))
-    augkit.augment(rows, "llm_generate", n=1, seed=0, label_column="label", num_examples=2, avoid=1, base_url=server.base_url, **params)
+    augkit.augment(rows, "llm_generate", n=1, seed=0, label_column="label", num_examples=2, contrast=2, base_url=server.base_url, **params)
     for request in server.chat_requests:
         prompt = request.json["messages"][1]["content"]
         label = prompt.split("Label: ", 1)[1].split("\n", 1)[0]
-        assert "do not write anything that would fit them" in prompt
-        avoided = {line.rsplit("(label: ", 1)[1].rstrip(")") for line in prompt.split("\n") if "(label: " in line}
-        assert len(avoided) == 1 and label not in avoided and avoided <= set(rows["label"])
+        shown = [line.rsplit(" (label: ", 1) for line in prompt.split("\n") if "(label: " in line]
+        others = list(dict.fromkeys(other.rstrip(")") for _, other in shown))
+        assert len(others) == 2 and label not in others and set(others) <= set(rows["label"])
+        for example, other in shown:
+            assert example[2:] in set(rows.loc[rows["label"] == other.rstrip(")"), "text"]), "examples are the run's originals"
+        assert f'Each new example must belong to "{label}" and not to "{others[0]}" or "{others[1]}".' in prompt
+
+
+def test_avoid_is_the_old_name_of_contrast(scripted_llm_server, rows, params):
+    server = scripted_llm_server(lambda request: reply('["Another new example"]'))
+    with pytest.warns(FutureWarning, match="llm_generate: parameter 'avoid' is now called 'contrast'"):
+        augkit.augment(rows, "llm_generate", n=1, seed=0, label_column="label", avoid=1, base_url=server.base_url, **params)
+    assert all("and not to" in request.json["messages"][1]["content"] for request in server.chat_requests)
 
 
 def test_no_cache_on_the_command_line_asks_again(scripted_llm_server, rows, params, tmp_path, capsys):
