@@ -67,6 +67,12 @@ CASES = {
     # llm_check (augkit-llm), asking a scripted server that always answers the last label listed
     "llm_check": Case("eda|llm_check(base_url={llm!r}, model='scripted', cache=False, nearest_labels=2)", "trec",
                       r"the model classed it as '.+', not '.+'", n=1),
+    # pvi and consistency train on TREC's own questions (cross-fitted), with TF-IDF features
+    "pvi": Case("eda|pvi(classifier='tfidf')", "trec",
+                r"PVI -?\d+\.\d\d bits below -?\d+\.\d\d, quantile=0\.1 of the PVIs of the originals \(cross-fitted\) "
+                r"of (label '.+'|all labels)"),
+    "consistency": Case("eda|consistency(classifier='tfidf')", "trec",
+                        r"label margin -?\d\.\d+ below min=0: the originals' classifier gives '.+' \d\.\d\d, '.+' \d\.\d\d"),
     "length": Case("eda|length(min=0.95, max=1.05)", "clinc",
                    r"length ratio \d\.\d+ (below min=0\.95|above max=1\.05) \(\d+ words for the source's \d+\)"),
     "edit_ratio": Case("eda|edit_ratio(min=0.3)", "clinc", r"char edit ratio \d\.\d+ below min=0\.3"),
