@@ -14,6 +14,7 @@ from augkit.filters.fluency import FluencyScorer
 from augkit.filters.label_integrity import LabelIntegrityFilter
 from augkit.filters.label_safety import LabelSafetyFilter, Mismatch
 from augkit.filters.length import LengthFilter
+from augkit.filters.near_duplicates import NearDuplicatesFilter
 from augkit.filters.negation import NegationFilter
 from augkit.filters.numbers import NumbersFilter
 from augkit.filters.question import QuestionFilter
@@ -41,6 +42,7 @@ __all__ = [
     "LabelSafetyFilter",
     "LengthFilter",
     "Mismatch",
+    "NearDuplicatesFilter",
     "NegationFilter",
     "NumbersFilter",
     "QuestionFilter",

@@ -72,6 +72,10 @@ class BatchSteps:
     generate: Callable[[list[str], int, int, BatchContext], list[list[Candidate]]]
     named_steps: Mapping[str, Filter]
     usage_names: tuple[str, ...]
+    #: The names of the last steps, dataset filters, that the batch leaves (with the cut to
+    #: ``n``) to the process gathering its outcome (:mod:`augkit.pipeline.row_order`): their
+    #: counts and ``beyond n`` stay 0, and every candidate that passed the others is returned.
+    gathered: tuple[str, ...] = ()
 
     @property
     def count_width(self) -> int:
@@ -143,6 +147,9 @@ def _run_once(steps: BatchSteps, texts: list[str], n: int, seed: int, context: B
     columns = [sizes]  # one list per count name, one value per text: zipped into rows at the end
     fates = Fates(candidates) if trace else None
     for step_name, step in steps.named_steps.items():
+        if step_name in steps.gathered:
+            columns.append([0] * len(texts))
+            continue
         before = candidates
         candidates = checked_filter_output(step, step.filter_batch(texts, before, context), before)
         left = list(map(len, candidates))
@@ -153,11 +160,14 @@ def _run_once(steps: BatchSteps, texts: list[str], n: int, seed: int, context: B
         if fates is not None:
             fates.dropped(before, candidates, step_name, texts, step)
         sizes = left
-    kept = [keep_first(row, n, "n", what="place") for row in candidates]  # a cut one says its place
+    if steps.gathered:  # the gathering process cuts to n, after the dataset filters
+        kept, sizes = candidates, [0] * len(texts)
+    else:
+        kept = [keep_first(row, n, "n", what="place") for row in candidates]  # a cut one says its place
     columns.append([size - n if size > n else 0 for size in sizes])
     if usage:
         columns.extend(zip(*usage))
-    if fates is not None:
+    if fates is not None and not steps.gathered:
         fates.dropped(candidates, kept, BEYOND_N)
     return BatchOutcome(kept, reasons, list(zip(*columns)), fates.entries() if fates is not None else None,
                         failures if any(failures) else None)

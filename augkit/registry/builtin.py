@@ -13,6 +13,7 @@ from augkit.filters import (
     FluencyScorer,
     LabelIntegrityFilter,
     LengthFilter,
+    NearDuplicatesFilter,
     NegationFilter,
     NumbersFilter,
     QuestionFilter,
@@ -30,6 +31,6 @@ def register_filters(register):
     for filter_class in (
         ExactDuplicateFilter, SemanticFilter, LabelIntegrityFilter, EditRatioFilter, LengthFilter, TopKFilter,
         NegationFilter, NumbersFilter, EntitiesFilter, EntailmentFilter, DiversityScorer, BleuToSourceScorer, FluencyScorer, BertScoreScorer,
-        RankFilter, ProtectedSpansFilter, RepetitionFilter, QuestionFilter,
+        RankFilter, ProtectedSpansFilter, RepetitionFilter, QuestionFilter, NearDuplicatesFilter,
     ):
         register(filter_class)
