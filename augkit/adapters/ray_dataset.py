@@ -59,10 +59,10 @@ def augment_ray_dataset(
     ``options.trace`` the report holds the trace, each source named by its position.
     ``context_columns`` maps the logical names the pipeline's augmenters read to columns
     (:mod:`augkit.pipeline.row_context`); ``protect_column`` each row's protection (:mod:`augkit.protection`)."""
-    import ray
-
     refuse_unordered(pipeline.dataset_filters, "Ray augments the dataset's blocks in parallel actors and no process "
                      "sees their candidates before they are written", RAY_REFUSAL_FIX)
+    import ray
+
     mapping = dict(context_columns or {})
     check_run_columns(list(dataset.columns()), text_column, label_column, protect_column, mapping)
     ray.data.DataContext.get_current().execution_options.preserve_order = True
