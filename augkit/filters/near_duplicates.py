@@ -28,16 +28,25 @@ class _LabelGroup:
     rouge: RougeLIndex = field(default_factory=RougeLIndex)
     #: Per text of ``rouge``: (text, None for an original, else the row it was kept for).
     texts: list[tuple[str, Any]] = field(default_factory=list)
-    #: With ``cosine``: the texts' embeddings, one per text of ``texts`` (stacked on use).
-    vectors: list[Any] = field(default_factory=list)
-    _stacked: Any = None
+    #: With ``cosine``: the texts' embeddings, a row per text of ``texts``, in an array that
+    #: doubles when full (stacking them again at every kept output would cost quadratic time).
+    _vectors: Any = None
+    _count: int = 0
 
-    def matrix(self) -> Any:
+    def add_vector(self, vector: Any) -> None:
         import numpy as np
 
-        if self._stacked is None or len(self._stacked) != len(self.vectors):
-            self._stacked = np.vstack(self.vectors)
-        return self._stacked
+        if self._vectors is None or self._count == len(self._vectors):
+            grown = np.empty((max(16, 2 * self._count), len(vector)), dtype=vector.dtype)
+            if self._vectors is not None:
+                grown[: self._count] = self._vectors
+            self._vectors = grown
+        self._vectors[self._count] = vector
+        self._count += 1
+
+    def matrix(self) -> Any:
+        """The embeddings of the group's texts so far, one row each."""
+        return self._vectors[: self._count]
 
 
 class NearDuplicatesFilter(DatasetFilter):
@@ -136,7 +145,7 @@ class NearDuplicatesFilter(DatasetFilter):
         group.rouge.add(self._tokens(text))
         group.texts.append((text, row))
         if vector is not None:
-            group.vectors.append(vector)
+            group.add_vector(vector)
 
     def _tokens(self, text: str) -> tuple[int, ...]:
         if self._tokenizer is None:
