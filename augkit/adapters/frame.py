@@ -79,6 +79,7 @@ def augment_frame(
         on_rows=on_rows,
         protect_values=frame[protect_column].tolist() if protect_column is not None else None,
         protect_column=protect_column,
+        row_names=row_labels,
     )
     result.report.rename_rows(row_labels.__getitem__)
     if result.traces is not None:

@@ -41,6 +41,7 @@ from augkit.pipeline.row_context import (
     LABEL_FROM_COLUMN,
     changed_columns,
 )
+from augkit.pipeline.row_order import refuse_unordered
 from augkit.protection.output import realigned_tags
 from augkit.reporting.report import AugmentationReport
 
@@ -72,6 +73,11 @@ def augment_dataset(
     streaming = isinstance(dataset, datasets.IterableDataset)
     columns = list(dataset.column_names or []) if streaming else list(dataset.column_names)
     check_run_columns(columns, text_column, label_column, protect_column, mapping)
+    if workers > 1 and not streaming:
+        refuse_unordered(pipeline.dataset_filters, f"datasets' map with num_proc={workers} augments separate "
+                         "shards of the dataset in separate processes",
+                         "Run it with workers=1, or augment dataset.to_pandas() with workers (augkit's own workers "
+                         "hand every batch back in order).")
     features = (_output_features(dataset.features, pipeline, label_column)
                 if dataset.features is not None else None)
     if options.n > 0 and not streaming and pipeline.preparation is not Preparation.NONE:
@@ -164,6 +170,7 @@ class _BatchAugmenter:
             prepared=True,
             protect_values=batch[self.protect_column] if self.protect_column is not None else None,
             protect_column=self.protect_column,
+            row_names=indices,
         )
         traced = self.with_reasons and result.traces is not None
         scores = self.pipeline.score_names

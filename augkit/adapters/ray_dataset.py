@@ -30,9 +30,13 @@ from augkit.engine.run import prepare_pipeline, protection_request
 from augkit.engine.run_options import RunOptions
 from augkit.pipeline.calibrate import Preparation
 from augkit.pipeline.pipeline import Pipeline
+from augkit.pipeline.row_order import refuse_unordered
 from augkit.reporting.report import AugmentationReport
 
 _POSITION = "__augkit_position"
+#: What to do instead of running dataset filters on Ray.
+RAY_REFUSAL_FIX = ("Run it with the local backend (augkit's workers, workers=N or --workers N, hand every batch back "
+                   "in order).")
 #: Restarts of a dead actor, and retries of the batch it was running.
 ACTOR_RESTARTS = 3
 
@@ -55,6 +59,8 @@ def augment_ray_dataset(
     ``options.trace`` the report holds the trace, each source named by its position.
     ``context_columns`` maps the logical names the pipeline's augmenters read to columns
     (:mod:`augkit.pipeline.row_context`); ``protect_column`` each row's protection (:mod:`augkit.protection`)."""
+    refuse_unordered(pipeline.dataset_filters, "Ray augments the dataset's blocks in parallel actors and no process "
+                     "sees their candidates before they are written", RAY_REFUSAL_FIX)
     import ray
 
     mapping = dict(context_columns or {})

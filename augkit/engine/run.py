@@ -55,6 +55,7 @@ def run_pipeline(
     on_rows: Callable[[int], None] | None = None,
     protect_values: Sequence[Any] | None = None,
     protect_column: str | None = None,
+    row_names: Sequence[Any] | None = None,
 ) -> EngineResult:
     """Augment every usable row of ``values`` (a text, and a label when ``labels`` are given)
     with ``pipeline``, in batches of ``options.batch_size``, in this process or in
@@ -65,7 +66,10 @@ def run_pipeline(
     (aligned with ``values``), for augmenters that read them. ``protect_values`` holds the
     protect column's values (``protect_column``), aligned with ``values``: with the run's
     ``protect`` phrases and codes, they make each row's protected spans. The report names the
-    first rows that failed or had no label by their position here (adapters rename them)."""
+    first rows that failed or had no label by their position here (adapters rename them).
+    The pipeline's dataset filters run here, on each batch's outcome as it comes back, in row
+    order (:meth:`Pipeline.select_in_row_order`); their drop reasons name a row by its
+    ``row_names`` entry (the caller's index labels; default: its position)."""
     n, batch_size = options.n, options.batch_size
     texts, skips = prepare_texts(values, describe_row=describe_row, coerce=options.coerce, labels=labels)
     protection = read_rows(texts, protect_values, protection_request(options, protect_column), describe_row)
@@ -90,7 +94,12 @@ def run_pipeline(
             batches = (([texts[i] for i in batch], row_context.take(batch)) for batch in positions)
             # strict: after the last batch, the outcomes are read to their end, so that a worker pool
             # finishes as a finished run (not as one stopped early, whose workers are killed)
+            gathered = bool(pipeline.dataset_filters)
+            names = range(len(values)) if row_names is None else row_names
             for batch, outcome in zip(positions, run_batches(pipeline, batches, options, total=len(positions)), strict=True):
+                if gathered:
+                    outcome = pipeline.select_in_row_order(outcome, n, row_context.take(batch).labels,
+                                                           [names[i] for i in batch])
                 if traces is not None:
                     for index, entries in zip(batch, outcome.traces):
                         for entry in entries:

@@ -37,7 +37,8 @@ def run_batches(
     pipeline: Pipeline, batches: Iterable[Batch], options: RunOptions, total: int | None = None
 ) -> Iterator[BatchOutcome]:
     """Outcomes of :meth:`Pipeline.run_batch` for each batch, in order, run as ``options``
-    say (``n``, ``seed``, ``workers``, ``strict``, ``row_timeout``, ``trace``). ``total`` (the
+    say (``n``, ``seed``, ``workers``, ``strict``, ``row_timeout``, ``trace``), without the
+    pipeline's dataset filters (:meth:`Pipeline.select_in_row_order` is the caller's). ``total`` (the
     number of batches, when known) lets small jobs spread over every worker."""
     workers = options.workers
     if workers == 1:
@@ -125,8 +126,9 @@ def _set_worker_pipeline(pipeline: Pipeline, threads: int, signal_mask: frozense
 
 
 def _run(pipeline: Pipeline, texts: list[str], batch_context: BatchContext, options: RunOptions) -> BatchOutcome:
+    # the pipeline's dataset filters are left to the caller, which sees every batch in order
     return pipeline.run_batch(texts, options.n, options.seed, batch_context, trace=options.trace,
-                              strict=options.strict, row_timeout=options.row_timeout)
+                              strict=options.strict, row_timeout=options.row_timeout, dataset_filters=False)
 
 
 def _run_in_worker(task: tuple) -> tuple:

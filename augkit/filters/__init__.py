@@ -15,6 +15,7 @@ from augkit.filters.fluency import FluencyScorer
 from augkit.filters.label_integrity import LabelIntegrityFilter
 from augkit.filters.label_safety import LabelSafetyFilter, Mismatch
 from augkit.filters.length import LengthFilter
+from augkit.filters.near_duplicates import NearDuplicatesFilter
 from augkit.filters.negation import NegationFilter
 from augkit.filters.numbers import NumbersFilter
 from augkit.filters.pvi import PviFilter
@@ -44,6 +45,7 @@ __all__ = [
     "LabelSafetyFilter",
     "LengthFilter",
     "Mismatch",
+    "NearDuplicatesFilter",
     "NegationFilter",
     "NumbersFilter",
     "PviFilter",

@@ -18,7 +18,7 @@ from typing import Any
 
 from augkit.adapters.columns import check_run_columns
 from augkit.adapters.frame import texts_as_strings
-from augkit.adapters.provenance import SOURCE_COLUMN
+from augkit.adapters.provenance import METHOD_COLUMN, SOURCE_COLUMN
 from augkit.api import augment_with_options, build_pipeline, check_models_for_run
 from augkit.engine.termination import Terminated, stop_if_terminated
 from augkit.errors import AugkitError, InputError, NothingAugmentedError, UsageError
@@ -33,6 +33,7 @@ from augkit.jobs.job_folder import (
 )
 from augkit.pipeline.calibrate import Preparation
 from augkit.pipeline.requests import check_context_request, check_protect_column
+from augkit.pipeline.row_order import refuse_unordered
 from augkit.reporting.report import AugmentationReport, check_something_worked
 from augkit.reporting.trace import candidates_traced, trace_columns, trace_frame
 from augkit.seeding import resolve_seed
@@ -43,6 +44,7 @@ from augkit.tables.stream import (
     assemble,
     count_rows,
     iter_table_chunks,
+    read_chunk,
     write_chunk,
 )
 from augkit.terminal.progress import progress_bar, run_progress
@@ -72,6 +74,11 @@ def _augment_file(job: FileJob) -> AugmentationReport:
 
     pipeline = build_pipeline(job.method, dict(job.params))
     check_protect_column(pipeline, job.protect_column)
+    if job.backend == "ray":
+        from augkit.adapters.ray_dataset import RAY_REFUSAL_FIX
+
+        refuse_unordered(pipeline.dataset_filters, "Ray augments each chunk's blocks in parallel actors and no process "
+                         "sees their candidates before they are written", RAY_REFUSAL_FIX)
     if not job.input.exists():
         raise InputError(f"input file {str(job.input)!r} does not exist")
     check_context_request(pipeline, dict(job.context_columns), job.label_column)
@@ -147,6 +154,8 @@ def _augment_chunks(job: FileJob, pipeline: Any, state: AugmentJob) -> list[dict
                                                      len(traced), {"candidates": candidates}))
                     record = state.save_chunk(index, chunk_parts, report, [str(c) for c in out.columns])
                 else:
+                    if pipeline.dataset_filters and job.n > 0:
+                        _remember_done_chunk(pipeline, job, chunk, state.chunk_file(index, fmt), record["columns"], fmt)
                     bar.update(len(chunk))
                 records.append(record)
                 stop_if_terminated()
@@ -159,6 +168,23 @@ def _augment_chunks(job: FileJob, pipeline: Any, state: AugmentJob) -> list[dict
                  trace_columns(pipeline.score_names), job.trace, trace_fmt)
     assemble([(state.chunk_file(i, fmt), r["data"]) for i, r in enumerate(records)], records[0]["columns"], job.output, fmt)
     return records
+
+
+def _remember_done_chunk(pipeline: Any, job: FileJob, chunk: Any, path: Path, columns: list[str], fmt: str) -> None:
+    """A resumed job: the pipeline's dataset filters remember the outputs a chunk done before
+    the job stopped kept, in its order, as they did when it ran; so the chunks run now judge
+    their candidates against the same outputs as an uninterrupted job's would."""
+    written = read_chunk(path, fmt, columns)
+    made = written[written[METHOD_COLUMN].map(lambda method: isinstance(method, str) and bool(method))]
+    rows = {str(label): label for label in chunk.index}
+    labels_written = bool(pipeline.label_setters)
+    for text, source, label in zip(made[job.text_column].tolist(), made[SOURCE_COLUMN].tolist(),
+                                   made[job.label_column].tolist() if job.label_column is not None else [None] * len(made)):
+        row = rows[str(source)]
+        if job.label_column is not None and not labels_written:
+            label = chunk.at[row, job.label_column]  # as the run read it, not as the output wrote it
+        for step in pipeline.dataset_filters.values():
+            step.remember(text, label, row)
 
 
 def _check_records(records: list[dict[str, Any]], rows_read: int, *, traced: bool = False) -> None:

@@ -35,14 +35,18 @@ class FilterPass:
 
 def filter_pass(named_steps: Mapping[str, Filter], texts: list[str], candidates: list[list[Candidate]],
                 context: BatchContext, usage: list[dict[str, int]], fates: Fates | None = None,
-                rejections: bool = False) -> FilterPass:
+                rejections: bool = False, skip: tuple[str, ...] = ()) -> FilterPass:
     """Run ``candidates`` through ``named_steps`` in order. Each filter's per-row usage is added
     to ``usage`` (one dict per row); ``fates`` (a trace) marks what each step dropped;
-    ``rejections`` collects the dropped candidates with their reasons."""
+    ``rejections`` collects the dropped candidates with their reasons. The steps named in
+    ``skip`` (dataset filters, run later by the process gathering the outcomes) drop nothing here."""
     emptied_by: list[str | None] = [None] * len(texts)
     dropped: list[list[int]] = []
     rejected: list[list[Rejection]] = [[] for _ in texts]
     for step_name, step in named_steps.items():
+        if step_name in skip:
+            dropped.append([0] * len(texts))
+            continue
         before = candidates
         output = step.filter_batch(texts, before, context)
         candidates = checked_filter_output(step, output, before)

@@ -38,6 +38,7 @@ from augkit.pipeline.calibrate import Preparation, calibration_sample, preparati
 from augkit.pipeline.compose import Chain, Interleave
 from augkit.pipeline.generation import build_generator, feedback_rounds_of
 from augkit.pipeline.row_context import without_unchanged
+from augkit.pipeline.row_order import select_in_row_order
 from augkit.pipeline.run import (
     BEYOND_N,
     GENERATED,
@@ -51,6 +52,7 @@ from augkit.protection.step import ProtectedSpansFilter
 from augkit.steps.augmenter import Augmenter
 from augkit.steps.candidate import Candidate
 from augkit.steps.context import BatchContext, DatasetContext
+from augkit.steps.dataset_filter import DatasetFilter
 from augkit.steps.feedback import RowFeedback
 from augkit.steps.filter import Filter
 from augkit.steps.generated_row import USAGE_PREFIX
@@ -125,6 +127,7 @@ class Pipeline:
             self._added_protection = ProtectedSpansFilter()
             resolved.insert(1 if added_dedup else 0, self._added_protection)
         self.filters: tuple[Filter, ...] = tuple(resolved)
+        _check_dataset_filters_last(self.filters)
         check_scores_read(self._generator.leaves(), self.filters, registry)
         self._feedback_rounds = feedback_rounds_of(self._generator)
 
@@ -341,6 +344,15 @@ class Pipeline:
         return named
 
     @property
+    def dataset_filters(self) -> dict[str, DatasetFilter]:
+        """The pipeline's last filters that judge candidates against the outputs kept for
+        earlier rows (:class:`~augkit.steps.dataset_filter.DatasetFilter`), by their names in
+        :attr:`named_steps`; empty for most pipelines. A run applies them, and the cut to
+        ``n``, in the process that gathers the batches, in row order
+        (:meth:`select_in_row_order`)."""
+        return {name: step for name, step in self.named_steps.items() if isinstance(step, DatasetFilter)}
+
+    @property
     def count_names(self) -> tuple[str, ...]:
         """What :attr:`BatchOutcome.counts` counts per text, in order: ``generated``, then
         the candidates each filter dropped (:attr:`named_steps`), then ``beyond n`` (kept by
@@ -375,6 +387,7 @@ class Pipeline:
         trace: bool = False,
         strict: bool = False,
         row_timeout: float | None = None,
+        dataset_filters: bool = True,
     ) -> BatchOutcome:
         """Augment a batch: at most ``n`` candidates per text; for each text left with none,
         the reason (nothing generated, which filter removed the last ones, or what went
@@ -395,12 +408,49 @@ class Pipeline:
         the whole time limit: per-row seeds give the other rows the output they would have
         had, and one slow row costs at most twice the limit. ``KeyboardInterrupt``,
         ``SystemExit`` and an outer time limit are never caught.
+
+        :attr:`dataset_filters` judge each candidate against the outputs kept for earlier
+        rows: here they run after the batch, on its rows in order (named by their position in
+        the batch), remembering what this call keeps for the next call. ``dataset_filters=False``
+        leaves them, and the cut to ``n``, to the caller, which gathers the outcomes of many
+        batches (possibly run elsewhere) and hands each, in row order, to
+        :meth:`select_in_row_order`: the engine does.
         """
         run = RunSettings(trace=trace, strict=bool(strict), row_timeout=row_timeout)
         self._check_models_once()
-        return run_batch(self._batch_steps(), texts, n, seed, context or BatchContext(), run)
+        context = context or BatchContext()
+        outcome = run_batch(self._batch_steps(), texts, n, seed, context, run)
+        if dataset_filters and self.dataset_filters:
+            outcome = self.select_in_row_order(outcome, n, context.labels, range(len(texts)))
+        return outcome
+
+
+    def select_in_row_order(self, outcome: BatchOutcome, n: int, labels: Sequence[Any] | None,
+                            rows: Sequence[Any]) -> BatchOutcome:
+        """Apply :attr:`dataset_filters` and the cut to ``n`` to the outcome of a batch run
+        with ``dataset_filters=False``, whose rows are named ``rows`` (their index labels, for
+        the drop reasons) and labelled ``labels``. Call it on the batches in the data's row
+        order, once each, after :meth:`prepare`: that order is what "kept earlier" means
+        (:mod:`augkit.pipeline.row_order`)."""
+        return select_in_row_order(outcome, self.dataset_filters, self.count_names, n, labels, rows)
 
 
     def _batch_steps(self) -> BatchSteps:
-        """What :func:`augkit.pipeline.run.run_batch` runs: this pipeline's generator and filters."""
-        return BatchSteps(self._generated, self.named_steps, self.usage_names, self._feedback_rounds, self._generated_again)
+        """What :func:`augkit.pipeline.run.run_batch` runs: this pipeline's generator and filters,
+        all but its dataset filters, which the caller runs on the gathered outcomes."""
+        return BatchSteps(self._generated, self.named_steps, self.usage_names, self._feedback_rounds, self._generated_again,
+                          tuple(self.dataset_filters))
+
+
+def _check_dataset_filters_last(filters: Sequence[Filter]) -> None:
+    """Refuse a per-row filter after a dataset filter: the outputs a dataset filter remembers
+    as kept must be final, so it runs after every other step, on the gathered outcomes."""
+    first = next((i for i, step in enumerate(filters) if isinstance(step, DatasetFilter)), None)
+    if first is None:
+        return
+    later = [step.name for step in filters[first + 1:] if not isinstance(step, DatasetFilter)]
+    if later:
+        raise PipelineSpecError(
+            f"{filters[first].name!r} compares each candidate with the outputs kept for earlier rows, so it must come "
+            f"after every other filter; move {', '.join(map(repr, later))} before it"
+        )

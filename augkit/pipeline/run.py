@@ -78,6 +78,10 @@ class BatchSteps:
     #: and how a round asks it again: (texts, n, seed, context, feedback per text, round) -> candidates.
     feedback_rounds: int = 0
     generate_again: Callable[[list[str], int, int, BatchContext, list[RowFeedback], int], list[list[Candidate]]] | None = None
+    #: The names of the last steps, dataset filters, that the batch leaves (with the cut to
+    #: ``n``) to the process gathering its outcome (:mod:`augkit.pipeline.row_order`): their
+    #: counts and ``beyond n`` stay 0, and every candidate that passed the others is returned.
+    gathered: tuple[str, ...] = ()
 
     @property
     def count_width(self) -> int:
@@ -147,7 +151,8 @@ def _run_once(steps: BatchSteps, texts: list[str], n: int, seed: int, context: B
     usage = [dict(note.usage) for note in notes]  # what each row cost, the filters' added as they run
     generated = list(map(len, candidates))
     fates = Fates(candidates) if trace else None
-    passed = filter_pass(steps.named_steps, texts, candidates, context, usage, fates, rejections=steps.feedback_rounds > 0)
+    passed = filter_pass(steps.named_steps, texts, candidates, context, usage, fates, rejections=steps.feedback_rounds > 0,
+                         skip=steps.gathered)
     kept_so_far, dropped = passed.kept, passed.dropped
     for index, step_name in enumerate(passed.emptied_by):
         if step_name is not None:
@@ -157,10 +162,14 @@ def _run_once(steps: BatchSteps, texts: list[str], n: int, seed: int, context: B
     for index, row in enumerate(kept_so_far):
         if row:
             reasons[index] = None  # a later round gave the row what its first lost
-    kept = [keep_first(row, n, "n", what="place") for row in kept_so_far]  # a cut one says its place
-    columns = [generated, *dropped, [len(row) - n if len(row) > n else 0 for row in kept_so_far]]
+    if steps.gathered:  # the gathering process cuts to n, after the dataset filters
+        kept, beyond = kept_so_far, [0] * len(texts)
+    else:
+        kept = [keep_first(row, n, "n", what="place") for row in kept_so_far]  # a cut one says its place
+        beyond = [len(row) - n if len(row) > n else 0 for row in kept_so_far]
+    columns = [generated, *dropped, beyond]
     columns.extend(zip(*_row_usage(steps.usage_names, usage)))
-    if fates is not None:
+    if fates is not None and not steps.gathered:
         fates.dropped(kept_so_far, kept, BEYOND_N)
     return BatchOutcome(kept, reasons, list(zip(*columns)), fates.entries() if fates is not None else None,
                         failures if any(failures) else None)
@@ -186,7 +195,8 @@ def _feedback_rounds(steps: BatchSteps, texts: list[str], n: int, seed: int, con
         candidates = steps.generate_again(sub_texts, n, seed, sub_context, feedback, round_)
         sub_usage = [dict(notes_of(row).usage) for row in candidates]
         sub_fates = Fates(candidates) if fates is not None else None
-        again = filter_pass(steps.named_steps, sub_texts, candidates, sub_context, sub_usage, sub_fates, rejections=True)
+        again = filter_pass(steps.named_steps, sub_texts, candidates, sub_context, sub_usage, sub_fates, rejections=True,
+                            skip=steps.gathered)
         last = [[] for _ in texts]
         for j, i in enumerate(asked):
             generated[i] += len(candidates[j])

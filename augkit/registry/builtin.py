@@ -14,6 +14,7 @@ from augkit.filters import (
     FluencyScorer,
     LabelIntegrityFilter,
     LengthFilter,
+    NearDuplicatesFilter,
     NegationFilter,
     NumbersFilter,
     PviFilter,
@@ -32,6 +33,6 @@ def register_filters(register):
     for filter_class in (
         ExactDuplicateFilter, SemanticFilter, LabelIntegrityFilter, EditRatioFilter, LengthFilter, TopKFilter,
         NegationFilter, NumbersFilter, EntitiesFilter, EntailmentFilter, DiversityScorer, BleuToSourceScorer, FluencyScorer, BertScoreScorer,
-        RankFilter, ProtectedSpansFilter, RepetitionFilter, QuestionFilter, PviFilter, ConsistencyFilter,
+        RankFilter, ProtectedSpansFilter, RepetitionFilter, QuestionFilter, PviFilter, ConsistencyFilter, NearDuplicatesFilter,
     ):
         register(filter_class)

@@ -117,6 +117,23 @@ def write_chunk(frame: Any, path: Path, fmt: str) -> None:
         frame.to_parquet(path, index=False)
 
 
+def read_chunk(path: Path, fmt: str, columns: Sequence[str]) -> Any:
+    """A chunk :func:`write_chunk` wrote (its ``columns`` given, CSV/TSV having no header),
+    its cells read back as the input is read (CSV/TSV cells as strings, nothing taken for
+    missing): what a resumed job's steps remember of the chunks done before it stopped."""
+    import pandas as pd
+
+    if fmt != "parquet" and path.stat().st_size == 0:  # a chunk without rows
+        return pd.DataFrame(columns=list(columns))
+    if fmt in ("csv", "tsv"):
+        return pd.read_csv(path, sep="," if fmt == "csv" else "\t", header=None, names=list(columns), dtype=str,
+                           keep_default_na=False, na_filter=False, encoding="utf-8")
+    if fmt == "jsonl":
+        dates = {} if int(pd.__version__.split(".")[0]) >= 3 else {"convert_dates": False}
+        return pd.read_json(path, lines=True, dtype=False, encoding="utf-8", **dates)
+    return pd.read_parquet(path)
+
+
 def header_line(columns: Sequence[str], fmt: str) -> str:
     """The CSV/TSV header line pandas writes for ``columns``."""
     import pandas as pd

@@ -83,6 +83,10 @@ CASES = {
     "entities": Case("eda|entities", "trec", r"entity lost: '.+'", n=8),
     "question": Case("nlpaug.random_word(action='swap')|question", "clinc", r"question turned into a statement: .+"),
     "repetition": Case("eda|repetition", "trec", r"repetition loop: .+", n=8),
+    # EDA's rewrites are mostly near-copies of their source at the default rouge_l=0.6
+    "near_duplicates": Case("eda|near_duplicates", "clinc",
+                            r"Rouge-L \d\.\d+ >= rouge_l=0\.6 with (the original|the output kept earlier for row \d+:) "
+                            r"(['\"]).+\2"),
 }
 #: The cut beyond ``n`` of a pipeline that oversamples.
 BEYOND_N_CASE = Case("eda", "clinc", r"place [34] of [34] beyond n=2", n=2, oversample=2.0)
