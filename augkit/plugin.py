@@ -165,8 +165,8 @@ from augkit.seeding import (
 from augkit.steps.augmenter import Augmenter, first_distinct
 from augkit.steps.candidate import Candidate
 from augkit.steps.context import BatchContext, DatasetContext
-from augkit.steps.filter import Filter, check_sources
 from augkit.steps.feedback import Rejection, RowFeedback
+from augkit.steps.filter import Filter, check_sources
 from augkit.steps.generated_row import GeneratedRow
 from augkit.steps.nested_warnings import n_named_as
 from augkit.steps.params import (

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from augkit.errors import AugmenterOutputError, UsageError
 from augkit.pipeline.checks import checked_output
-from augkit.steps.params import check_int
 from augkit.pipeline.compose import Chain, Interleave
 from augkit.pipeline.row_context import (
     candidates_context,
@@ -28,6 +27,7 @@ from augkit.steps.candidate import Candidate
 from augkit.steps.context import BatchContext
 from augkit.steps.feedback import RowFeedback
 from augkit.steps.generated_row import GeneratedRow, merged_notes, notes_of, with_notes
+from augkit.steps.params import check_int
 
 if TYPE_CHECKING:
     from augkit.registry.registered import Registry

@@ -110,7 +110,6 @@ class SetFitClassifier:
         )
         from setfit import SetFitModel
         from sklearn.linear_model import LogisticRegression
-        from threadpoolctl import threadpool_limits
 
         texts, labels = list(texts), np.asarray(labels)
         weights = np.ones(len(texts)) if sample_weight is None else np.asarray(sample_weight, dtype=float)

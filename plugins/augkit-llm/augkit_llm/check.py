@@ -24,7 +24,13 @@ from augkit.plugin import (
     derive,
 )
 from augkit_llm.confusion import label_examples, nearest_labels
-from augkit_llm.prompts import CHECK_FIELDS, CHECK_SYSTEM, CHECK_USER, checked_template, render
+from augkit_llm.prompts import (
+    CHECK_FIELDS,
+    CHECK_SYSTEM,
+    CHECK_USER,
+    checked_template,
+    render,
+)
 from augkit_llm.server import USAGE, ChatServer
 
 #: Seeds sent to servers: 31 bits, which every server's seed field accepts.
