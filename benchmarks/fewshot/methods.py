@@ -84,6 +84,7 @@ class Method:
         """The K-shot ``sample`` (``text``, ``label``) plus up to ``n`` augmentations of each
         row (this method's own ``n`` when it sets one), labels copied."""
         n = self.n if self.n is not None else n
+        sample = sample.reset_index(drop=True)  # augkit_source names a row by its index label: make it its position
         if self.generator == NONE or n == 0:
             frame, sources = sample, np.full(len(sample), -1)
         elif self.generator.startswith(NLPAUG_PREFIX):

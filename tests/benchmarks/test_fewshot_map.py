@@ -208,3 +208,64 @@ def test_map_writes_paired_gains_and_resumes(shared_data, tmp_path, monkeypatch)
     assert fewshot_map.main([*args, "--methods", "none", "aeda", "eda"]) == 0
     again = pd.read_csv(out / "runs.csv")
     assert len(again) == 12 and again.iloc[:8].equals(runs)
+
+
+# Held-out rows for early stopping, and two-stage training
+
+
+def test_hold_out_keeps_the_labelled_budget_and_never_trains_on_what_it_holds(shared_data):
+    from benchmarks.fewshot.data import DataError, hold_out
+
+    dataset = load_dataset(shared_data / "banking77" / "jianguoz").limit_classes(6)
+    sample = sample_k_shot(dataset.train, 5, seed=3).frame
+    train, held = hold_out(sample, 2)
+    assert held.groupby("label").size().eq(2).all() and train.groupby("label").size().eq(3).all()
+    assert not set(train.text) & set(held.text)
+    assert sorted(train.text.tolist() + held.text.tolist()) == sorted(sample.text.tolist())
+    again_train, again_held = hold_out(sample, 2)
+    assert again_held.equals(held) and again_train.equals(train)
+    one_each = sample.groupby("label").head(1)
+    assert hold_out(one_each, 1)[1].empty  # a label's only row stays in training
+    with pytest.raises(DataError, match="at least 1"):
+        hold_out(sample, 0)
+
+
+class _Recorder:
+    """A classifier that records what ``fit`` was given (an early-stopping, two-stage one)."""
+
+    def fit(self, texts, labels, sample_weight=None, validation=None, originals_last=None):
+        self.given = {"texts": list(texts), "validation": validation, "originals_last": originals_last}
+        return self
+
+
+def test_fit_hands_the_held_out_rows_and_the_originals_mask_to_a_classifier_that_takes_them(banking77_slice):
+    sample, _ = banking77_slice
+    held = sample.groupby("label").tail(1)
+    train = sample.drop(held.index)
+    training = parse_method("eda@two_stage=1").training_set(train, 2, seed=0)
+    recorder = fit(_Recorder(), training, held)
+    assert recorder.given["validation"] == (held.text.tolist(), held.label.tolist())
+    mask = np.asarray(recorder.given["originals_last"])
+    assert mask.sum() == len(train) and len(mask) == len(training.texts) > len(train)
+    assert [t for t, original in zip(training.texts, mask) if original] == train.text.tolist()
+    plain = fit(_Recorder(), parse_method("eda").training_set(train, 2, seed=0), held)
+    assert plain.given["originals_last"] is None
+    with pytest.raises(ValueError, match="does not train in two stages; @two_stage=1 needs finetune"):
+        fit(TfidfLogisticRegression(), training)
+    with pytest.raises(MethodSpecError, match="two_stage is 0 or 1"):
+        parse_method("eda@two_stage=2")
+
+
+def test_map_trains_on_the_sample_less_its_held_out_rows(shared_data, tmp_path, monkeypatch):
+    from benchmarks.fewshot import map as fewshot_map
+
+    monkeypatch.setenv("AUGKIT_SHARED_DATA", str(shared_data))
+    out = tmp_path / "held"
+    assert fewshot_map.main(["--data", "trec", "--classifiers", "tfidf", "--shots", "5", "--seeds", "1",
+                             "--heldout-per-class", "1", "--test-per-class", "20", "--threads", "1",
+                             "--methods", "none", "aeda", "--out", str(out)]) == 0
+    runs = pd.read_csv(out / "runs.csv").set_index("method")
+    classes = 6
+    assert (runs.heldout_examples == classes).all()
+    assert runs.loc["none", "train_examples"] == 4 * classes
+    assert runs.loc["aeda", "train_examples"] == 4 * classes + runs.loc["aeda", "augmented_examples"]
