@@ -66,9 +66,9 @@ class ConsistencyFilter(Filter):
 
     def __init__(self, min: float = 0.0, classifier: str = "logreg", C: float = 16.0,  # noqa: A002
                  folds: int = 5, cross_fit: bool = True, model: str | None = None, device: str = "auto"):
-        check_classifier(self.name, classifier, C)
+        check_classifier(classifier, C)
         if folds < 2:
-            raise InvalidParameterError(f"filter 'consistency': folds must be at least 2, got {folds}")
+            raise InvalidParameterError(f"folds must be at least 2, got {folds}")
         self.min = float(min)
         self.folds = int(folds)
         self.cross_fit = bool(cross_fit)

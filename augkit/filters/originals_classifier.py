@@ -24,12 +24,12 @@ CLASSIFIERS = ("logreg", "tfidf")
 INSTALL = "pip install 'augkit[select]'"
 
 
-def check_classifier(step: str, name: str, C: float) -> None:
+def check_classifier(name: str, C: float) -> None:
     """Refuse an unknown classifier name or a non-positive C before any run starts."""
     if name not in CLASSIFIERS:
-        raise InvalidParameterError(f"filter {step!r}: unknown classifier {name!r}; available: {', '.join(CLASSIFIERS)}")
+        raise InvalidParameterError(f"unknown classifier {name!r}; available: {', '.join(CLASSIFIERS)}")
     if not C > 0:
-        raise InvalidParameterError(f"filter {step!r}: C must be positive, got {C}")
+        raise InvalidParameterError(f"C must be positive, got {C}")
 
 
 def is_missing(label: Any) -> bool:

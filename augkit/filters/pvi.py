@@ -111,15 +111,15 @@ class PviFilter(Filter):
         model: str | None = None,
         device: str = "auto",
     ):
-        check_classifier(self.name, classifier, C)
+        check_classifier(classifier, C)
         if quantile is None and min is None:
             quantile = DEFAULT_QUANTILE
         if quantile is not None and not 0 <= quantile <= 1:
-            raise InvalidParameterError(f"filter 'pvi': quantile must lie in [0, 1], got {quantile}")
+            raise InvalidParameterError(f"quantile must lie in [0, 1], got {quantile}")
         if folds < 2:
-            raise InvalidParameterError(f"filter 'pvi': folds must be at least 2, got {folds}")
+            raise InvalidParameterError(f"folds must be at least 2, got {folds}")
         if validation is not None and quantile is None:
-            raise InvalidParameterError("filter 'pvi': validation= sets quantile thresholds; give quantile= too")
+            raise InvalidParameterError("validation= sets quantile thresholds; give quantile= too")
         self.min = None if min is None else float(min)
         self.quantile = quantile
         self.per_label = bool(per_label)
