@@ -46,6 +46,8 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
     }
     if "valid_accuracy" in runs:
         aggregations["valid_accuracy_mean"] = ("valid_accuracy", "mean")
+    if "steps" in runs:  # trained with early stopping: how long each run trained
+        aggregations.update(steps_min=("steps", "min"), steps_max=("steps", "max"), steps_mean=("steps", "mean"))
     summary = runs.groupby(GROUP + ["method"], sort=False).agg(**aggregations).reset_index()
     summary["order"] = summary["method"].map(order)
     return summary.sort_values(GROUP + ["order"]).drop(columns="order").reset_index(drop=True)
@@ -68,23 +70,26 @@ def markdown_table(summary: pd.DataFrame) -> str:
     """The summary as Markdown: one table per dataset and classifier, rows by K and method."""
     lines = []
     has_valid = "valid_accuracy_mean" in summary
+    has_steps = "steps_mean" in summary
     for (dataset, classifier), block in summary.groupby(["dataset", "classifier"], sort=False):
         lines += [
             f"**{dataset}**, classifier `{classifier}` (mean ± sd over seeds, percentage points; "
             "gain: paired difference with `none` on the same K-shot sample)",
             "",
             "| K | method | accuracy | macro-F1 | accuracy gain | macro-F1 gain | "
-            + ("valid accuracy | " if has_valid else "") + "training rows | seconds/run |",
-            "|---:|---|---:|---:|---:|---:|" + ("---:|" if has_valid else "") + "---:|---:|",
+            + ("valid accuracy | " if has_valid else "") + ("steps (min-max) | " if has_steps else "")
+            + "training rows | seconds/run | seeds |",
+            "|---:|---|---:|---:|---:|---:|" + ("---:|" if has_valid else "") + ("---:|" if has_steps else "") + "---:|---:|---:|",
         ]
         for row in block.itertuples():
             gain = "" if row.method == "none" else _points(row.gain_accuracy_mean, row.gain_accuracy_std, signed=True)
             gain_f1 = "" if row.method == "none" else _points(row.gain_macro_f1_mean, row.gain_macro_f1_std, signed=True)
             valid = f"{100 * row.valid_accuracy_mean:.1f} | " if has_valid else ""
+            steps = f"{row.steps_mean:,.0f} ({row.steps_min:,.0f}-{row.steps_max:,.0f}) | " if has_steps else ""
             lines.append(
                 f"| {row.shots} | `{_cell(row.method)}` | {_points(row.accuracy_mean, row.accuracy_std)} | "
-                f"{_points(row.macro_f1_mean, row.macro_f1_std)} | {gain} | {gain_f1} | {valid}"
-                f"{row.train_examples:,.0f} | {row.seconds:.1f} |"
+                f"{_points(row.macro_f1_mean, row.macro_f1_std)} | {gain} | {gain_f1} | {valid}{steps}"
+                f"{row.train_examples:,.0f} | {row.seconds:.1f} | {row.seeds} |"
             )
         lines.append("")
     return "\n".join(lines)
