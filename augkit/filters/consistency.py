@@ -9,22 +9,13 @@ from typing import Any
 
 import numpy as np
 
-from augkit.errors import InputError, InvalidParameterError, UsageError
-from augkit.filters.embedding import encoder_needs
-from augkit.filters.originals_classifier import (
-    CrossFitted,
-    OriginalsClassifier,
-    check_classifier,
-    is_missing,
-    labelled_originals,
-)
-from augkit.steps.candidate import Candidate
-from augkit.steps.context import BatchContext, DatasetContext
+from augkit.filters.originals_classifier import is_missing
+from augkit.filters.originals_judge import OriginalsJudgedFilter, without
+from augkit.steps.context import BatchContext
 from augkit.steps.drop_reasons import below
-from augkit.steps.filter import Filter, check_sources
 
 
-class ConsistencyFilter(Filter):
+class ConsistencyFilter(OriginalsJudgedFilter):
     """Keeps candidates whose label the originals' classifier prefers by at least ``min``.
 
     A classifier (logistic regression on frozen sentence embeddings, or on TF-IDF) is trained
@@ -61,60 +52,25 @@ class ConsistencyFilter(Filter):
 
     name = "consistency"
     scores = ("consistency",)
-    needs_all_texts = True
-    uses_model = True
 
     def __init__(self, min: float = 0.0, classifier: str = "logreg", C: float = 16.0,  # noqa: A002
                  folds: int = 5, cross_fit: bool = True, model: str | None = None, device: str = "auto"):
-        check_classifier(classifier, C)
-        if folds < 2:
-            raise InvalidParameterError(f"folds must be at least 2, got {folds}")
+        self._set_judge(classifier, C, folds, cross_fit, model, device)
         self.min = float(min)
-        self.folds = int(folds)
-        self.cross_fit = bool(cross_fit)
-        self.classifier = classifier
-        self.C = float(C)
-        self.model = model
-        self.device = device
-        self._judge: OriginalsClassifier | None = None
-
-    def required_models(self):
-        return encoder_needs(self) if self.classifier == "logreg" else []
-
-    def prepare(self, dataset: DatasetContext) -> None:
-        texts, labels = labelled_originals(self.name, dataset.texts, dataset.labels)
-        self._judge = OriginalsClassifier(self.classifier, self.C, self.model, self.device).fit(texts, labels)
-        self._folds = CrossFitted(self._judge, texts, labels, self.folds) if self.cross_fit else None
-
-    def filter(self, source: str, candidates: list[Candidate]) -> list[Candidate]:
-        raise UsageError("filter 'consistency' needs each row's label: it runs through augkit.augment() with label_column=")
 
     def filter_batch(self, sources, candidates, context: BatchContext):
-        check_sources(self.name, sources, candidates)
-        if self._judge is None:
-            raise UsageError("filter 'consistency' trains its classifier on the run's originals, which it has not seen: "
-                             "run it through augkit.augment() (or the CLI), or call Pipeline.prepare(texts, labels) first")
-        if context.labels is None:
-            raise InputError("filter 'consistency' needs the rows' labels: pass label_column= to augkit.augment (--label-column)")
-        flat = [(row, candidate) for row, cands in enumerate(candidates) for candidate in cands]
+        flat, labels, probabilities = self._judged(sources, candidates, context)
         dropped: set[int] = set()
-        if flat:
-            texts = [candidate.text for _, candidate in flat]
-            labels = [candidate.label if candidate.label is not None else context.labels[row] for row, candidate in flat]
-            if self._folds is None:
-                probabilities = self._judge.probabilities(texts)
-            else:
-                probabilities = self._folds.probabilities(texts, [sources[row] for row, _ in flat], labels)
-            for (row, candidate), label, chances in zip(flat, labels, probabilities):
-                margin, rival = self._margin(chances, label)
-                candidate.scores[self.name] = margin
-                if margin < self.min:
-                    candidate.drop_reason = (
-                        f"{below('label margin', margin, 'min', self.min)}: the originals' classifier gives "
-                        f"{self._judge.classes[rival]!r} {chances[rival]:.2f}, {label!r} {self._own(chances, label):.2f}"
-                    )
-                    dropped.add(id(candidate))
-        return [[c for c in row if id(c) not in dropped] for row in candidates]
+        for candidate, label, chances in zip(flat, labels, probabilities):
+            margin, rival = self._margin(chances, label)
+            candidate.scores[self.name] = margin
+            if margin < self.min:
+                candidate.drop_reason = (
+                    f"{below('label margin', margin, 'min', self.min)}: the originals' classifier gives "
+                    f"{self._judge.classes[rival]!r} {chances[rival]:.2f}, {label!r} {self._own(chances, label):.2f}"
+                )
+                dropped.add(id(candidate))
+        return without(candidates, dropped)
 
     def _margin(self, chances: np.ndarray, label: Any) -> tuple[float, int]:
         """(own probability minus the best other label's, that label's column); NaN for a

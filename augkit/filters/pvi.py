@@ -19,18 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from augkit.errors import InputError, InvalidParameterError, UsageError
-from augkit.filters.embedding import encoder_needs
+from augkit.errors import InputError, InvalidParameterError
 from augkit.filters.originals_classifier import (
     CrossFitted,
-    OriginalsClassifier,
-    check_classifier,
     is_missing,
-    labelled_originals,
 )
-from augkit.steps.candidate import Candidate
+from augkit.filters.originals_judge import OriginalsJudgedFilter, without
 from augkit.steps.context import BatchContext, DatasetContext
-from augkit.steps.filter import Filter, check_sources
 
 #: The per-label quantile of the reference PVIs that is the threshold when no other is given.
 DEFAULT_QUANTILE = 0.1
@@ -38,7 +33,7 @@ DEFAULT_QUANTILE = 0.1
 _FLOOR = 1e-12
 
 
-class PviFilter(Filter):
+class PviFilter(OriginalsJudgedFilter):
     """Keeps candidates whose pointwise V-information about their label reaches a threshold.
 
     Adds the score ``pvi`` (bits; ``score_pvi`` in the trace). By default the threshold is set
@@ -93,8 +88,6 @@ class PviFilter(Filter):
 
     name = "pvi"
     scores = ("pvi",)
-    needs_all_texts = True
-    uses_model = True
 
     def __init__(
         self,
@@ -111,13 +104,11 @@ class PviFilter(Filter):
         model: str | None = None,
         device: str = "auto",
     ):
-        check_classifier(classifier, C)
+        self._set_judge(classifier, C, folds, cross_fit, model, device)
         if quantile is None and min is None:
             quantile = DEFAULT_QUANTILE
         if quantile is not None and not 0 <= quantile <= 1:
             raise InvalidParameterError(f"quantile must lie in [0, 1], got {quantile}")
-        if folds < 2:
-            raise InvalidParameterError(f"folds must be at least 2, got {folds}")
         if validation is not None and quantile is None:
             raise InvalidParameterError("validation= sets quantile thresholds; give quantile= too")
         self.min = None if min is None else float(min)
@@ -126,21 +117,10 @@ class PviFilter(Filter):
         self.validation = validation
         self.validation_text = validation_text
         self.validation_label = validation_label
-        self.folds = int(folds)
-        self.cross_fit = bool(cross_fit)
-        self.classifier = classifier
-        self.C = float(C)
-        self.model = model
-        self.device = device
-        self._judge: OriginalsClassifier | None = None
-
-    def required_models(self):
-        return encoder_needs(self) if self.classifier == "logreg" else []
 
     def prepare(self, dataset: DatasetContext) -> None:
-        texts, labels = labelled_originals(self.name, dataset.texts, dataset.labels)
-        self._judge = OriginalsClassifier(self.classifier, self.C, self.model, self.device).fit(texts, labels)
-        self._folds = CrossFitted(self._judge, texts, labels, self.folds) if self.cross_fit else None
+        super().prepare(dataset)
+        texts, labels = self._originals
         counts = np.bincount([self._judge.column(label) for label in labels], minlength=len(self._judge.classes))
         self._log_prior = np.log2(counts / counts.sum())
         self._thresholds = self._set_thresholds(texts, labels)
@@ -191,33 +171,16 @@ class PviFilter(Filter):
         out[rows] = np.log2(np.maximum(probabilities[rows, columns[rows]], _FLOOR)) - self._log_prior[columns[rows]]
         return out
 
-    def filter(self, source: str, candidates: list[Candidate]) -> list[Candidate]:
-        raise UsageError("filter 'pvi' needs each row's label: it runs through augkit.augment() with label_column=")
-
     def filter_batch(self, sources, candidates, context: BatchContext):
-        check_sources(self.name, sources, candidates)
-        if self._judge is None:
-            raise UsageError("filter 'pvi' trains its classifier on the run's originals, which it has not seen: run it "
-                             "through augkit.augment() (or the CLI), or call Pipeline.prepare(texts, labels) first")
-        if context.labels is None:
-            raise InputError("filter 'pvi' needs the rows' labels: pass label_column= to augkit.augment (--label-column)")
-        flat = [(row, candidate) for row, cands in enumerate(candidates) for candidate in cands]
+        flat, labels, probabilities = self._judged(sources, candidates, context)
         dropped: set[int] = set()
-        if flat:
-            labels = [candidate.label if candidate.label is not None else context.labels[row] for row, candidate in flat]
-            texts = [candidate.text for _, candidate in flat]
-            if self._folds is None:
-                probabilities = self._judge.probabilities(texts)
-            else:
-                probabilities = self._folds.probabilities(texts, [sources[row] for row, _ in flat], labels)
-            values = self._pvi(probabilities, labels)
-            for (_, candidate), label, value in zip(flat, labels, values):
-                candidate.scores[self.name] = float(value)
-                threshold = self._threshold(label)
-                if value < threshold:  # False for NaN: a row without a label passes
-                    candidate.drop_reason = self._why(float(value), threshold, label)
-                    dropped.add(id(candidate))
-        return [[c for c in row if id(c) not in dropped] for row in candidates]
+        for candidate, label, value in zip(flat, labels, self._pvi(probabilities, labels)):
+            candidate.scores[self.name] = float(value)
+            threshold = self._threshold(label)
+            if value < threshold:  # False for NaN: a row without a label passes
+                candidate.drop_reason = self._why(float(value), threshold, label)
+                dropped.add(id(candidate))
+        return without(candidates, dropped)
 
     def _threshold(self, label: Any) -> float:
         overall, per_label = self._thresholds
