@@ -5,15 +5,15 @@ work from Anaby-Tavor et al. 2020 (LAMBADA) on."""
 from __future__ import annotations
 
 import math
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from augkit.filters.originals_classifier import is_missing
 from augkit.filters.originals_judge import OriginalsJudgedFilter, without
 from augkit.steps.context import BatchContext
 from augkit.steps.drop_reasons import below
 
+if TYPE_CHECKING:
+    import numpy as np
 
 class ConsistencyFilter(OriginalsJudgedFilter):
     """Keeps candidates whose label the originals' classifier prefers by at least ``min``.

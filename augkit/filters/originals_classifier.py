@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from augkit.errors import InputError, InvalidParameterError, MissingDependencyError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: The classifiers a filter may name (``classifier=``).
 CLASSIFIERS = ("logreg", "tfidf")
@@ -73,6 +74,8 @@ class OriginalsClassifier:
 
     def fit(self, texts: Sequence[str], labels: Sequence[Any]) -> OriginalsClassifier:
         """Train on ``texts`` and ``labels``; :attr:`classes` lists the labels in column order."""
+        import numpy as np
+
         self._judge = self._make_judge()
         self._judge.prepare(list(texts))
         self._fitted = self._judge.fit(self._judge.features(list(texts)), _codes(labels, self), np.ones(len(texts)), self.C)
@@ -82,6 +85,8 @@ class OriginalsClassifier:
         """Another classifier with this one's features and label columns, trained on
         ``features`` (rows of :meth:`features`) and ``labels``: the cross-fitting of ``pvi``'s
         reference scores trains one per fold without embedding anything again."""
+        import numpy as np
+
         other = OriginalsClassifier(self.classifier, self.C, self.model, self.device)
         other._judge, other._columns, other.classes = self._judge, self._columns, self.classes
         other._fitted = self._judge.fit(features, _codes(labels, other), np.ones(features.shape[0]), self.C)
@@ -94,6 +99,8 @@ class OriginalsClassifier:
     def probabilities(self, texts: Sequence[str] | None = None, features: Any = None) -> np.ndarray:
         """Label probabilities, one row per text, one column per label of :attr:`classes`
         (a label absent from this fit's training rows gets 0)."""
+        import numpy as np
+
         from threadpoolctl import threadpool_limits
 
         features = self.features(texts) if features is None else features
@@ -123,6 +130,8 @@ class OriginalsClassifier:
 def _codes(labels: Sequence[Any], owner: OriginalsClassifier) -> np.ndarray:
     """Labels as column numbers, assigned in first-seen order on the first fit and kept for
     later fits (a cross-fitting fold may lack some labels)."""
+    import numpy as np
+
     if not hasattr(owner, "_columns"):
         owner._columns = {}
         owner.classes = []
@@ -138,6 +147,8 @@ def _codes(labels: Sequence[Any], owner: OriginalsClassifier) -> np.ndarray:
 
 def _key(label: Any) -> Any:
     """A hashable key per label value (numpy scalars and Python numbers of equal value meet)."""
+    import numpy as np
+
     return label.item() if isinstance(label, np.generic) else label
 
 
@@ -153,6 +164,8 @@ class CrossFitted:
     """
 
     def __init__(self, full: OriginalsClassifier, texts: Sequence[str], labels: Sequence[Any], folds: int):
+        import numpy as np
+
         self.full = full
         features = full.features(texts)
         turns: dict[int, int] = {}
@@ -186,6 +199,8 @@ class CrossFitted:
         """Label probabilities of ``texts``, each from the classifier that did not see its
         source (``sources[i]`` is the original ``texts[i]`` was rewritten from, ``labels[i]``
         the label it is judged on)."""
+        import numpy as np
+
         features = self.full.features(texts)
         out = np.empty((len(texts), len(self.full.classes)))
         groups: dict[int, list[int]] = {}

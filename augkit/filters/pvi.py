@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from augkit.errors import InputError, InvalidParameterError
 from augkit.filters.originals_classifier import (
@@ -26,6 +24,9 @@ from augkit.filters.originals_classifier import (
 )
 from augkit.filters.originals_judge import OriginalsJudgedFilter, without
 from augkit.steps.context import BatchContext, DatasetContext
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: The per-label quantile of the reference PVIs that is the threshold when no other is given.
 DEFAULT_QUANTILE = 0.1
@@ -119,6 +120,8 @@ class PviFilter(OriginalsJudgedFilter):
         self.validation_label = validation_label
 
     def prepare(self, dataset: DatasetContext) -> None:
+        import numpy as np
+
         super().prepare(dataset)
         texts, labels = self._originals
         counts = np.bincount([self._judge.column(label) for label in labels], minlength=len(self._judge.classes))
@@ -127,6 +130,8 @@ class PviFilter(OriginalsJudgedFilter):
 
     def _set_thresholds(self, texts: list[str], labels: list[Any]) -> tuple[float, dict[Any, float]]:
         """(threshold for every label, threshold per label) from ``min`` and ``quantile``."""
+        import numpy as np
+
         floor = self.min if self.min is not None else -math.inf
         if self.quantile is None:
             return floor, {}
@@ -164,6 +169,8 @@ class PviFilter(OriginalsJudgedFilter):
 
     def _pvi(self, probabilities: np.ndarray, labels: Sequence[Any]) -> np.ndarray:
         """PVI of each row of ``probabilities`` for its label (NaN for a missing or unknown label)."""
+        import numpy as np
+
         columns = np.array([-1 if is_missing(label) else self._judge.column(label) for label in labels], dtype=np.int64)
         known = columns >= 0
         out = np.full(len(columns), np.nan)

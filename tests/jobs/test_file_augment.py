@@ -73,17 +73,6 @@ def _run(arguments: list, **kwargs) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
 
 
-def _wait_for_chunks(folder: Path, count: int, process: subprocess.Popen, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if len(list(folder.glob("chunk-*.json"))) >= count:
-            return
-        if process.poll() is not None:
-            pytest.fail(f"the run ended before {count} chunks were done: {process.communicate()}")
-        time.sleep(0.02)
-    pytest.fail("no progress")
-
-
 @pytest.mark.slow
 def test_a_killed_job_resumes_to_exactly_the_uninterrupted_output(tmp_path, banking_table):
     arguments = [banking_table, "-m", "eda", "-n", 3, "--seed", 11, "--chunk-rows", 100, "--no-progress"]
@@ -93,7 +82,7 @@ def test_a_killed_job_resumes_to_exactly_the_uninterrupted_output(tmp_path, bank
     output = tmp_path / "out.csv"
     job = tmp_path / ".out.csv.augkit-job"
     process = _run([*arguments, "-o", output])
-    _wait_for_chunks(job, 3, process)
+    wait_for_chunks(job, 3, process)
     process.send_signal(signal.SIGKILL)
     process.wait()
     assert not output.exists() and (job / "job.json").exists()
@@ -115,7 +104,7 @@ def test_a_killed_job_resumes_to_exactly_the_uninterrupted_output(tmp_path, bank
 def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path, banking_table):
     output = tmp_path / "out.csv"
     process = _run([banking_table, "-m", "eda", "-n", 3, "--seed", 2, "--chunk-rows", 100, "--no-progress", "-o", output])
-    _wait_for_chunks(tmp_path / ".out.csv.augkit-job", 2, process)
+    wait_for_chunks(tmp_path / ".out.csv.augkit-job", 2, process)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130

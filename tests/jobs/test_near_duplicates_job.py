@@ -56,17 +56,6 @@ def test_chunks_give_the_one_chunk_output_and_trace_and_the_in_memory_one(tmp_pa
     assert read_table(outputs[1])["text"].tolist() == in_memory["text"].tolist()
 
 
-def _wait_for_chunks(folder: Path, count: int, process: subprocess.Popen, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if len(list(folder.glob("chunk-*.json"))) >= count:
-            return
-        if process.poll() is not None:
-            pytest.fail(f"the run ended before {count} chunks were done: {process.communicate()}")
-        time.sleep(0.02)
-    pytest.fail("no progress")
-
-
 @pytest.mark.slow
 def test_a_killed_job_resumes_remembering_the_outputs_of_its_done_chunks(tmp_path, banking_csv):
     reference = tmp_path / "reference.csv"
@@ -76,7 +65,7 @@ def test_a_killed_job_resumes_remembering_the_outputs_of_its_done_chunks(tmp_pat
     job = tmp_path / ".out.csv.augkit-job"
     command = [sys.executable, "-m", "augkit.cli", "augment", *_arguments(banking_csv, output, 50)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _wait_for_chunks(job, 4, process)
+    wait_for_chunks(job, 4, process)
     process.send_signal(signal.SIGKILL)
     process.wait()
     done = len(list(job.glob("chunk-*.json")))

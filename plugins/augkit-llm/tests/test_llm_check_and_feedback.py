@@ -15,16 +15,6 @@ import augkit
 from augkit.testing.scripted_chat import reply
 
 
-@pytest.fixture(scope="module")
-def rows(shared_data) -> pd.DataFrame:
-    """12 BANKING77 test rows of three labels, 4 each."""
-    folder = shared_data / "banking77" / "jianguoz" / "test"
-    frame = pd.DataFrame({"text": (folder / "seq.in").read_text().splitlines(),
-                          "label": (folder / "label").read_text().splitlines()})
-    labels = frame["label"].drop_duplicates().head(3)
-    return frame[frame["label"].isin(labels)].groupby("label").head(4).reset_index(drop=True)
-
-
 @pytest.fixture
 def params(tmp_path) -> dict:
     return {"model": "scripted", "cache_dir": str(tmp_path / "cache"), "max_retries": 0}
