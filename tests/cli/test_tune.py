@@ -170,7 +170,7 @@ def test_the_default_judge_embeds_with_minilm_and_rows_without_text_or_label_are
     ({"weights": [-1.0]}, InvalidParameterError, "weight must be > 0"),
     ({"splits": 0}, InvalidParameterError, "splits must be"),
     ({"budget": 0}, InvalidParameterError, "budget must be a positive"),
-    ({"classifier": "svm"}, InvalidParameterError, "unknown classifier 'svm'; available: logreg, tfidf"),
+    ({"classifier": "svm"}, InvalidParameterError, "unknown classifier 'svm'; available: logreg, tfidf, finetune"),
 ])
 def test_wrong_arguments_are_named(rows, kwargs, error, words):
     with pytest.raises(error, match=words):
