@@ -113,12 +113,13 @@ class FineTunedMiniLM:
         """Train on ``texts``; with ``validation`` (texts, labels) and ``eval_every``, stop early
         on it. ``originals_last`` (a mask of the rows that are originals) adds a second stage
         on those rows alone. Records ``steps_run_`` (all stages), ``stage_steps_`` (per stage:
-        steps run and the step whose weights were kept) and ``train_seconds_``."""
+        steps run and the step whose weights were kept), ``checks_`` (per stage, each
+        evaluation on the validation texts: step, accuracy, minus the mean cross-entropy) and
+        ``train_seconds_``."""
         torch = _import_torch()
         from augkit.models.loading import load_for_training
 
         start = time.perf_counter()
-        self.encoder_, self.tokenizer_ = load_for_training(self.model_path or DEFAULT_MODEL, "token", device="cpu")
         self.classes_ = sorted(set(labels) | (set(validation[1]) if validation else set()))
         index = {label: i for i, label in enumerate(self.classes_)}
         targets = torch.tensor([index[label] for label in labels])
@@ -130,9 +131,10 @@ class FineTunedMiniLM:
         stages = [weights]
         if originals_last is not None:
             stages.append(torch.where(torch.as_tensor(np.asarray(originals_last, dtype=bool)), weights, torch.zeros(())))
-        self.stage_steps_ = []
+        self.stage_steps_, self.checks_ = [], []
         with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(self.seed)
+            torch.manual_seed(self.seed)  # before loading: weights the checkpoint lacks (a pooler) are drawn too
+            self.encoder_, self.tokenizer_ = load_for_training(self.model_path or DEFAULT_MODEL, "token", device="cpu")
             self.head_ = torch.nn.Linear(self.encoder_.config.hidden_size, len(self.classes_))
             draws = torch.Generator().manual_seed(self.seed)
             for stage_weights in stages:
@@ -154,8 +156,11 @@ class FineTunedMiniLM:
         ], weight_decay=0.01)
         schedule = linear_warmup_schedule(optimizer, self.steps, self.warmup)
         best_score, best_step, best_state, since_best = None, 0, None, 0
+        checks = []
+        self.checks_.append(checks)
         if check is not None:
             best_score, best_state = self._evaluate(check), self._state()
+            checks.append((0, *best_score))
         step = 0
         self.encoder_.train()
         while step < self.steps:
@@ -169,6 +174,7 @@ class FineTunedMiniLM:
             step += 1
             if check is not None and (step % self.eval_every == 0 or step == self.steps):
                 score = self._evaluate(check)
+                checks.append((step, *score))
                 if score > best_score:
                     best_score, best_step, best_state, since_best = score, step, self._state(), 0
                 else:
