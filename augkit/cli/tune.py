@@ -6,7 +6,13 @@ import argparse
 from pathlib import Path
 
 from augkit.tuning.runner import DEFAULT_SPLITS, DEFAULT_VALID_FRACTION
-from augkit.tuning.space import DEFAULT_N, DEFAULT_PIPELINES, DEFAULT_TRAININGS, DEFAULT_WEIGHTS, TRAININGS
+from augkit.tuning.space import (
+    DEFAULT_N,
+    DEFAULT_PIPELINES,
+    DEFAULT_TRAININGS,
+    DEFAULT_WEIGHTS,
+    TRAININGS,
+)
 
 JOB_SUFFIX = ".augkit-tune"
 

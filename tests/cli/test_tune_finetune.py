@@ -36,7 +36,7 @@ def five_shot(shared_data) -> pd.DataFrame:
 def halves(five_shot):
     """Three rows of each intent to train on, two to stop on."""
     layout = stratified_split(five_shot["label"].tolist(), 0.4, seed=0)
-    pick = lambda rows: (five_shot["text"][rows].tolist(), five_shot["label"][rows].tolist())  # noqa: E731
+    pick = lambda rows: (five_shot["text"][rows].tolist(), five_shot["label"][rows].tolist())
     return pick(layout.train), pick(layout.valid)
 
 
