@@ -30,21 +30,26 @@ from augkit.jobs.job_folder import JobDamagedError
 SETTINGS_FILE, RUNS_FILE = "settings.json", "runs.jsonl"
 RANKING_FILE, SUMMARY_FILE = "ranking.csv", "summary.md"
 RUN_FIELDS = ("split", "configuration", "accuracy", "macro_f1", "C", "train_rows", "augmented_rows", "seconds")
+#: Fields a record holds only when there is something to say: a fine-tuned judge's steps per
+#: stage ([steps run, step kept]).
+OPTIONAL_RUN_FIELDS = ("stages",)
 
 
 @dataclass(frozen=True)
 class RunRecord:
     """One configuration measured on one split: validation accuracy and macro-F1 (fractions)
-    at the best C, the rows it trained on (augmented ones among them) and its seconds."""
+    at the best C (None for the fine-tuned judge), the rows it trained on (augmented ones
+    among them), its seconds and, for a fine-tuned judge, (steps run, step kept) per stage."""
 
     split: int
     configuration: str
     accuracy: float
     macro_f1: float
-    C: float
+    C: float | None
     train_rows: int
     augmented_rows: int
     seconds: float
+    stages: tuple[tuple[int, int], ...] = ()
 
     @property
     def key(self) -> tuple[int, str]:
@@ -87,7 +92,9 @@ class TuneJob:
     def add(self, record: RunRecord) -> None:
         """Keep ``record``, on disk first (one line, flushed and synced)."""
         if self.folder is not None:
-            line = json.dumps({name: getattr(record, name) for name in RUN_FIELDS}) + "\n"
+            fields = {name: getattr(record, name) for name in RUN_FIELDS}
+            fields.update({name: getattr(record, name) for name in OPTIONAL_RUN_FIELDS if getattr(record, name)})
+            line = json.dumps(fields) + "\n"
             with naming(self.folder / RUNS_FILE), open(self.folder / RUNS_FILE, "a", encoding="utf-8") as runs:
                 runs.write(line)
                 runs.flush()
@@ -143,7 +150,8 @@ def read_runs(path: Path, expected: set[tuple[int, str]]) -> list[RunRecord]:
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         try:
             fields = json.loads(line)
-            record = RunRecord(**{name: fields[name] for name in RUN_FIELDS})
+            record = RunRecord(**{name: fields[name] for name in RUN_FIELDS},
+                               **{name: tuple(map(tuple, fields[name])) for name in OPTIONAL_RUN_FIELDS if name in fields})
         except (json.JSONDecodeError, KeyError, TypeError) as error:
             raise JobDamagedError(f"{path}, line {number}: not a run record ({type(error).__name__}: {error}); "
                                   "delete the folder to start over") from None

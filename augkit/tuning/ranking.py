@@ -20,7 +20,7 @@ from augkit.tuning.job import RunRecord
 from augkit.tuning.resolution import row_points
 from augkit.tuning.space import NONE, Configuration
 
-RANKING_COLUMNS = ("rank", "configuration", "pipeline", "n", "weight", "splits", "accuracy", "gain", "gain_sd", "macro_f1", "verdict")
+RANKING_COLUMNS = ("rank", "configuration", "pipeline", "n", "weight", "training", "splits", "accuracy", "gain", "gain_sd", "macro_f1", "verdict")
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,7 @@ def rank(configurations: Sequence[Configuration], records: Sequence[RunRecord], 
             "pipeline": configuration.pipeline or NONE,
             "n": configuration.n,
             "weight": configuration.weight if configuration.pipeline else None,
+            "training": configuration.training if configuration.pipeline else None,
             "splits": len(measured),
             "accuracy": round(100 * statistics.fmean(r.accuracy for r in measured), 2),
             "gain": round(statistics.fmean(gains), 2) if gains else None,

@@ -2,10 +2,12 @@
 
 For each of ``splits`` seeded, stratified validation splits of the labelled rows, the
 training part is augmented by each (pipeline, n) of the search space (each once, shared by
-its training weights), a classifier is trained on it (:mod:`augkit.tuning.classifiers`;
-the best C of a small grid on the validation part, for every configuration alike), and
-its validation accuracy is compared with ``none``'s on the same split
-(:mod:`augkit.tuning.ranking`). Runs go split by split, so a budget that ends the job early
+its training weights and trainings; filters that train on the originals, ``pvi`` and
+``consistency``, see the training part only), a classifier is trained on it
+(:mod:`augkit.tuning.classifiers`; the best C of a small grid on the validation part, for
+every configuration alike; a fine-tuned judge early-stops on a stratified part of the
+training part held out before augmenting, :data:`STOP_FRACTION`), and its validation
+accuracy is compared with ``none``'s on the same split (:mod:`augkit.tuning.ranking`). Runs go split by split, so a budget that ends the job early
 leaves every configuration measured on as many splits as the others, give or take one.
 
 Deterministic for a seed: the splits, the augmentations (augkit's per-row seeds), the
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from augkit.errors import InputError, InvalidParameterError
-from augkit.tuning.classifiers import C_GRID, make_classifier
+from augkit.tuning.classifiers import FineTunedJudge, TrainingRows, make_classifier
 from augkit.tuning.job import RunRecord, TuneJob
 from augkit.tuning.ranking import Ranking, rank
 from augkit.tuning.resolution import too_coarse
@@ -30,6 +32,7 @@ from augkit.tuning.space import (
     BASELINE,
     DEFAULT_N,
     DEFAULT_PIPELINES,
+    DEFAULT_TRAININGS,
     DEFAULT_WEIGHTS,
     NONE,
     Configuration,
@@ -39,6 +42,10 @@ from augkit.tuning.split import ValidationSplit, stratified_split
 
 DEFAULT_SPLITS = 3
 DEFAULT_VALID_FRACTION = 0.25
+#: The share of each label of a split's training part a fine-tuned judge early-stops on,
+#: held out before augmenting (so no paraphrase of those rows is trained on) and the same for
+#: every configuration of the split, ``none`` included; the rest is augmented and trained on.
+STOP_FRACTION = 0.25
 
 
 @dataclass(frozen=True)
@@ -109,6 +116,7 @@ def tune(
     pipelines: Iterable[str] = DEFAULT_PIPELINES,
     n: Iterable[int] = DEFAULT_N,
     weights: Iterable[float] = DEFAULT_WEIGHTS,
+    trainings: Iterable[str] = DEFAULT_TRAININGS,
     splits: int = DEFAULT_SPLITS,
     valid_fraction: float = DEFAULT_VALID_FRACTION,
     seed: int = 0,
@@ -121,8 +129,11 @@ def tune(
     ``text_column`` and ``label_column``) and rank them by validation gain over no
     augmentation.
 
-    ``pipelines`` x ``n`` x ``weights`` is the search space (any method or pipeline strings;
-    each augmented row weighs ``weight`` in training); ``splits`` validation splits holding
+    ``pipelines`` x ``n`` x ``weights`` x ``trainings`` is the search space (any method or
+    pipeline strings; each augmented row weighs ``weight`` in training; ``joint`` trains on
+    all rows at once, ``two-stage`` on all rows and then on the originals alone);
+    ``classifier`` is the judge (``logreg``, ``tfidf`` or ``finetune``: a recommendation
+    holds for the judge it was measured with); ``splits`` validation splits holding
     out ``valid_fraction`` of each label, split ``i`` seeded ``seed + i``; ``budget`` in
     minutes ends the job at the first run boundary past it (the runs done are ranked);
     ``job_dir`` keeps the job on disk (:mod:`augkit.tuning.job`), continued with ``resume``.
@@ -138,7 +149,7 @@ def tune(
         raise InvalidParameterError(f"splits must be a whole number >= 1, got {splits!r}")
     if budget is not None and not budget > 0:
         raise InvalidParameterError(f"the budget must be a positive number of minutes, got {budget!r}")
-    configurations = [BASELINE, *search_space(pipelines, n, weights)]
+    configurations = [BASELINE, *search_space(pipelines, n, weights, trainings)]
     model = make_classifier(classifier, encoder=encoder)
     layouts = [stratified_split(rows.labels, valid_fraction, seed + index) for index in range(splits)]
     expected = {(index, c.label) for index in range(splits) for c in configurations}
@@ -147,6 +158,8 @@ def tune(
         "classifier": classifier, "encoder": encoder, "configurations": [c.label for c in configurations],
         "splits": splits, "valid_fraction": valid_fraction, "seed": seed,
     }
+    if isinstance(model, FineTunedJudge):
+        settings["finetune"] = {**model.settings, "stop_fraction": STOP_FRACTION}
     job = TuneJob.open(job_dir, settings, resume=resume, expected_runs=expected)
     stopped = False
     try:
@@ -179,7 +192,11 @@ def _run_split(job: TuneJob, model: Any, rows: _Data, layout: ValidationSplit, i
     todo = [c for c in configurations if (index, c.label) not in done]
     if not todo:
         return False
-    train = pd.DataFrame({"text": [rows.texts[i] for i in layout.train], "label": [rows.labels[i] for i in layout.train]})
+    fit_rows, stop = layout.train, None
+    if model.stops_early:
+        fit_rows, stop_rows = _stop_part(rows, layout.train, seed)
+        stop = ([rows.texts[i] for i in stop_rows], [rows.labels[i] for i in stop_rows])
+    train = pd.DataFrame({"text": [rows.texts[i] for i in fit_rows], "label": [rows.labels[i] for i in fit_rows]})
     valid_texts = [rows.texts[i] for i in layout.valid]
     valid_labels = [rows.labels[i] for i in layout.valid]
     augmented: dict[tuple[str, int], Any] = {}
@@ -193,12 +210,13 @@ def _run_split(job: TuneJob, model: Any, rows: _Data, layout: ValidationSplit, i
             if key not in augmented:
                 augmented[key] = _augment(train, configuration, seed)
             frame = augmented[key]
-        is_augmented = frame["augkit_method"].notna().to_numpy() if "augkit_method" in frame else None
-        weights = [configuration.weight if flag else 1.0 for flag in is_augmented] if is_augmented is not None else [1.0] * len(frame)
-        accuracy, macro_f1, best_c = _fit_and_score(model, frame["text"].tolist(), frame["label"].tolist(), weights,
-                                                    valid_texts, valid_labels)
-        job.add(RunRecord(index, configuration.label, accuracy, macro_f1, best_c, len(frame),
-                          int(is_augmented.sum()) if is_augmented is not None else 0, round(time.monotonic() - start, 3)))
+        is_augmented = frame["augkit_method"].notna().tolist() if "augkit_method" in frame else [False] * len(frame)
+        training = TrainingRows(frame["text"].tolist(), frame["label"].tolist(),
+                                [configuration.weight if flag else 1.0 for flag in is_augmented],
+                                [not flag for flag in is_augmented], configuration.two_stage)
+        measured = model.measure(training, valid_texts, valid_labels, stop=stop, seed=seed)
+        job.add(RunRecord(index, configuration.label, measured.accuracy, measured.macro_f1, measured.C, len(frame),
+                          sum(is_augmented), round(time.monotonic() - start, 3), measured.stages))
         advance(1)
     return False
 
@@ -210,20 +228,16 @@ def _augment(train: Any, configuration: Configuration, seed: int) -> Any:
                           label_column="label", progress=False)
 
 
-def _fit_and_score(model: Any, texts: list[str], labels: list[str], weights: list[float],
-                   valid_texts: list[str], valid_labels: list[str]) -> tuple[float, float, float]:
-    """Validation accuracy and macro-F1 at the best C of :data:`C_GRID` (ties: the smaller C)."""
-    from sklearn.metrics import accuracy_score, f1_score
-
-    model.prepare(texts)
-    features, valid_features = model.features(texts), model.features(valid_texts)
-    best = None
-    for C in C_GRID:
-        predicted = model.fit(features, labels, weights, C).predict(valid_features)
-        scores = (accuracy_score(valid_labels, predicted), f1_score(valid_labels, predicted, average="macro", zero_division=0))
-        if best is None or scores[0] > best[0]:
-            best = (*scores, C)
-    return float(best[0]), float(best[1]), best[2]
+def _stop_part(rows: _Data, train: list[int], seed: int) -> tuple[list[int], list[int]]:
+    """(rows to augment and train on, rows to early-stop on): :data:`STOP_FRACTION` of each
+    label of the training part ``train``, stratified and seeded as the validation split is;
+    a label with one training row is trained on only."""
+    try:
+        part = stratified_split([rows.labels[i] for i in train], STOP_FRACTION, seed)
+    except InputError:
+        raise InputError("the fine-tuned judge early-stops on rows held out of each split's training part, and no "
+                         "label has two training rows: give it more rows per label") from None
+    return [train[i] for i in part.train], [train[i] for i in part.valid]
 
 
 def _labelled_rows(data: Any, text_column: str, label_column: str) -> _Data:

@@ -1,10 +1,13 @@
-"""What ``augkit tune`` tries: configurations of (pipeline, n, training weight).
+"""What ``augkit tune`` tries: configurations of (pipeline, n, training weight, training).
 
 A configuration augments the training part with ``pipeline`` (any method or pipeline string
 ``augkit augment -m`` takes), ``n`` augmentations per row, and trains with each augmented
-row weighted ``weight`` (originals weigh 1). The default space is small on purpose: the two
-baselines of the seeds (EDA, AEDA), each alone and behind the label-safety filters, at two
-strengths and two weights; 16 configurations, each judged against ``none`` on the same split.
+row weighted ``weight`` (originals weigh 1), either on all rows at once (``joint``) or on all
+rows and then on the originals alone (``two-stage``: "augmented first, originals last"). The
+default space is small on purpose: the two baselines of the seeds (EDA, AEDA), each alone,
+behind the label-safety filters and behind the selection filters trained on the originals
+(``pvi``, ICDA's pointwise V-information; ``consistency``), at two strengths and two
+weights, trained jointly; 28 configurations, each judged against ``none`` on the same split.
 """
 
 from __future__ import annotations
@@ -16,9 +19,18 @@ from dataclasses import dataclass
 from augkit.errors import InvalidParameterError
 
 NONE = "none"
-DEFAULT_PIPELINES = ("eda", "aeda", "eda|semantic|label_integrity", "aeda|semantic|label_integrity")
+DEFAULT_PIPELINES = ("eda", "aeda", "eda|semantic|label_integrity", "aeda|semantic|label_integrity",
+                     "eda|pvi", "aeda|pvi", "eda|consistency")
 DEFAULT_N = (2, 4)
 DEFAULT_WEIGHTS = (0.3, 1.0)
+#: How a configuration trains: ``joint`` (originals and augmented rows together) or
+#: ``two-stage`` (all rows, then the originals alone, starting from the first stage's model).
+JOINT, TWO_STAGE = "joint", "two-stage"
+TRAININGS = (JOINT, TWO_STAGE)
+#: Joint only: with the logistic-regression judges a second stage on the originals converges
+#: to the originals-only fit (a convex loss has one optimum, wherever it starts), so two-stage
+#: measures as ``none`` does; it is an axis for the fine-tuned judge (docs/tune.md).
+DEFAULT_TRAININGS = (JOINT,)
 
 
 @dataclass(frozen=True)
@@ -28,25 +40,37 @@ class Configuration:
     pipeline: str | None
     n: int = 0
     weight: float = 1.0
+    training: str = JOINT
 
     @property
     def label(self) -> str:
-        """``none``, or ``PIPELINE n=N weight=W``: how tables and the job's records name it."""
+        """``none``, or ``PIPELINE n=N weight=W`` (``... two-stage`` for two-stage training):
+        how tables and the job's records name it."""
         if self.pipeline is None:
             return NONE
-        return f"{self.pipeline} n={self.n} weight={self.weight:g}"
+        return f"{self.pipeline} n={self.n} weight={self.weight:g}" + ("" if self.training == JOINT else f" {self.training}")
+
+    @property
+    def two_stage(self) -> bool:
+        return self.pipeline is not None and self.training == TWO_STAGE
 
 
 BASELINE = Configuration(None)
 
 
 def search_space(pipelines: Iterable[str] = DEFAULT_PIPELINES, ns: Iterable[int] = DEFAULT_N,
-                 weights: Iterable[float] = DEFAULT_WEIGHTS) -> list[Configuration]:
-    """Every (pipeline, n, weight) combination, checked: each pipeline builds (an unknown
-    method, filter or parameter fails here, before any run), ``n`` >= 1, ``0 < weight``."""
+                 weights: Iterable[float] = DEFAULT_WEIGHTS, trainings: Iterable[str] = DEFAULT_TRAININGS) -> list[Configuration]:
+    """Every (pipeline, n, weight, training) combination, checked: each pipeline builds (an
+    unknown method, filter or parameter fails here, before any run), ``n`` >= 1,
+    ``0 < weight``, each training one of :data:`TRAININGS`."""
     from augkit.pipeline.pipeline import Pipeline
+    from augkit.steps.params import unknown_name_message
 
     pipelines, ns, weights = _distinct(pipelines, "pipeline"), _distinct(ns, "n"), _distinct(weights, "weight")
+    trainings = _distinct(trainings, "training")
+    for training in trainings:
+        if training not in TRAININGS:
+            raise InvalidParameterError(unknown_name_message("training", training, list(TRAININGS)))
     for pipeline in pipelines:
         if pipeline.strip().lower() == NONE:
             raise InvalidParameterError("'none' is always tried (it is what every configuration is compared with); "
@@ -58,7 +82,7 @@ def search_space(pipelines: Iterable[str] = DEFAULT_PIPELINES, ns: Iterable[int]
     for weight in weights:
         if not weight > 0:
             raise InvalidParameterError(f"a training weight must be > 0, got {weight!r}")
-    return [Configuration(p, n, float(w)) for p, n, w in itertools.product(pipelines, ns, weights)]
+    return [Configuration(p, n, float(w), t) for p, n, w, t in itertools.product(pipelines, ns, weights, trainings)]
 
 
 def _distinct(values: Iterable, name: str) -> list:
@@ -70,5 +94,5 @@ def _distinct(values: Iterable, name: str) -> list:
 
 def pipelines_of(configurations: Sequence[Configuration]) -> list[tuple[str, int]]:
     """The distinct (pipeline, n) augmentations the configurations need, in order: each is
-    run once per split and shared by its weights."""
+    run once per split and shared by its weights and trainings."""
     return list(dict.fromkeys((c.pipeline, c.n) for c in configurations if c.pipeline is not None))

@@ -11,7 +11,12 @@ from augkit.tuning.classifiers import C_GRID
 from augkit.tuning.resolution import POINTS_WANTED, more_rows, row_points
 
 CLASSIFIER_WORDS = {"logreg": "logistic regression on frozen {encoder} embeddings",
-                    "tfidf": "logistic regression on TF-IDF word 1-2 grams"}
+                    "tfidf": "logistic regression on TF-IDF word 1-2 grams",
+                    "finetune": "{encoder} fine-tuned with a linear head"}
+#: What a recommendation made with each judge says nothing about, and how to ask about it.
+OTHER_JUDGE = {"logreg": "a fine-tuned model (augkit tune DATA --classifier finetune)",
+               "tfidf": "a fine-tuned model (augkit tune DATA --classifier finetune)",
+               "finetune": "a classifier on frozen embeddings (augkit tune DATA --classifier logreg)"}
 #: Rows of the ranking shown in the summary (``ranking.csv`` has them all).
 SHOWN_ROWS = 10
 
@@ -19,13 +24,13 @@ SHOWN_ROWS = 10
 def summary_text(result: Any, settings: Mapping[str, Any]) -> str:
     """The closing summary of a tune job (``result``: a :class:`~augkit.tuning.runner.TuneResult`)."""
     configurations = len(settings["configurations"]) - 1
-    classifier = CLASSIFIER_WORDS[settings["classifier"]].format(encoder=settings.get("encoder") or "all-MiniLM-L6-v2")
+    classifier = _judge_words(settings)
     rows = f", {result.valid_rows} rows each: one row is {row_points(result.valid_rows):.2f} points" if result.valid_rows else ""
     lines = [
         f"augkit tune: {configurations} configurations and none on {settings['splits']} validation splits "
         f"({settings['valid_fraction']:.0%} of each label held out, stratified, seeds {_seeds(settings)}{rows}); "
         f"{result.rows_used} labelled rows" + (f" ({result.rows_left_out} without text or label left out)" if result.rows_left_out else "")
-        + f"; {classifier}, C chosen per fit from {', '.join(f'{c:g}' for c in C_GRID)} on the validation part",
+        + f"; {classifier}",
     ]
     if result.unvalidated_labels:
         lines.append(f"{len(result.unvalidated_labels)} labels with a single row are never validated (always trained on): "
@@ -41,9 +46,25 @@ def summary_text(result: Any, settings: Mapping[str, Any]) -> str:
         if "none" not in set(shown["configuration"]):
             shown = table[(table["rank"] <= SHOWN_ROWS) | (table["configuration"] == "none")]
         lines += ["", "validation accuracy and gain over none in points (mean and sd over splits):", "",
-                  shown.drop(columns=["pipeline", "n", "weight"]).to_string(index=False, na_rep="-"), ""]
+                  shown.drop(columns=["pipeline", "n", "weight", "training"]).to_string(index=False, na_rep="-"), ""]
     lines.append(_too_small(result, settings) if result.too_small else _recommendation(result))
+    lines.append(f"  (measured with {_judge_words(settings, short=True)}: it says nothing about "
+                 f"{OTHER_JUDGE[settings['classifier']]}; docs/tune.md)")
     return "\n".join(lines) + "\n"
+
+
+def _judge_words(settings: Mapping[str, Any], short: bool = False) -> str:
+    """The judge as the summary names it: ``logistic regression on frozen all-MiniLM-L6-v2
+    embeddings, C chosen per fit ...``; ``short``: without how it was fitted."""
+    name = settings["classifier"]
+    words = CLASSIFIER_WORDS[name].format(encoder=settings.get("encoder") or "all-MiniLM-L6-v2")
+    if short:
+        return words
+    if name == "finetune":
+        tuning = settings["finetune"]
+        return (f"{words}, early-stopped on {tuning['stop_fraction']:.0%} of each label of the training part (held out "
+                f"before augmenting; scored every {tuning['eval_every']} steps, at most {tuning['steps']} per stage)")
+    return f"{words}, C chosen per fit from {', '.join(f'{c:g}' for c in C_GRID)} on the validation part"
 
 
 def _seeds(settings: Mapping[str, Any]) -> str:
@@ -94,6 +115,8 @@ def _recommendation(result: Any) -> str:
     row = table[table["configuration"] == chosen.label].iloc[0]
     command = f"augkit augment DATA -m {shlex.quote(chosen.pipeline)} -n {chosen.n} -o augmented.csv"
     weight = "" if chosen.weight == 1 else f"; train with the augmented rows (augkit_method set) weighted {chosen.weight:g}"
+    if chosen.two_stage:
+        weight += "; train in two stages: all rows, then the originals alone (augkit_method empty) from there"
     return (f"recommended: {chosen.pipeline} with n={chosen.n}{weight}: {row['gain']:+.2f} ± {row['gain_sd']:.2f} points "
             f"over none ({_splits(row['splits'])})\n  {command}")
 

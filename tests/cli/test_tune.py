@@ -17,6 +17,7 @@ import pytest
 import augkit
 from augkit.cli.main import main
 from augkit.errors import InputError, InvalidParameterError
+from augkit.testing import run_command
 from augkit.tuning.job import RunRecord
 from augkit.tuning.ranking import rank
 from augkit.tuning.space import BASELINE, Configuration, search_space
@@ -170,7 +171,7 @@ def test_the_default_judge_embeds_with_minilm_and_rows_without_text_or_label_are
     ({"weights": [-1.0]}, InvalidParameterError, "weight must be > 0"),
     ({"splits": 0}, InvalidParameterError, "splits must be"),
     ({"budget": 0}, InvalidParameterError, "budget must be a positive"),
-    ({"classifier": "svm"}, InvalidParameterError, "unknown classifier 'svm'; available: logreg, tfidf"),
+    ({"classifier": "svm"}, InvalidParameterError, "unknown classifier 'svm'; available: logreg, tfidf, finetune"),
 ])
 def test_wrong_arguments_are_named(rows, kwargs, error, words):
     with pytest.raises(error, match=words):
@@ -263,3 +264,84 @@ def test_ties_on_a_large_validation_split_mean_no_augmentation_without_a_best_co
     summary = summary_text(result, settings)
     assert not result.too_small and "best configuration" not in summary
     assert "recommended: no augmentation. All 2 configurations scored exactly as none on every split" in summary
+
+
+# The selection filters and the training axis
+
+
+def test_selection_filters_train_on_each_splits_training_part_and_never_see_its_validation_part(rows, monkeypatch):
+    from augkit.filters.consistency import ConsistencyFilter
+    from augkit.filters.pvi import PviFilter
+
+    seen: dict[str, list[tuple[list[str], list[str]]]] = {"pvi": [], "consistency": []}
+    for step in (PviFilter, ConsistencyFilter):
+        def prepare(self, dataset, original=step.prepare):
+            seen[self.name].append((list(dataset.texts), list(dataset.labels)))
+            return original(self, dataset)
+
+        monkeypatch.setattr(step, "prepare", prepare)
+    result = augkit.tune(rows, classifier="tfidf", pipelines=["eda|pvi(classifier='tfidf')", "aeda|consistency(classifier='tfidf')"],
+                         n=[2], weights=[1.0], splits=2, seed=0)
+    assert result.complete and set(result.table["configuration"]) == {
+        "none", "eda|pvi(classifier='tfidf') n=2 weight=1", "aeda|consistency(classifier='tfidf') n=2 weight=1"}
+    texts, labels = rows["text"].tolist(), rows["label"].tolist()
+    for name in ("pvi", "consistency"):
+        assert len(seen[name]) == 2, "prepared once per split"
+        for index, (prepared_texts, prepared_labels) in enumerate(seen[name]):
+            layout = stratified_split(labels, 0.25, seed=index)
+            assert sorted(zip(prepared_texts, prepared_labels)) == sorted((texts[i], labels[i]) for i in layout.train)
+            assert not set(prepared_texts) & {texts[i] for i in layout.valid}
+
+
+def test_the_selection_pipelines_are_in_the_default_space_and_two_stage_is_an_axis_of_its_own():
+    default = search_space()
+    assert {c.pipeline for c in default} >= {"eda|pvi", "aeda|pvi", "eda|consistency"}
+    assert {c.training for c in default} == {"joint"}, "two-stage only when asked"
+    both = search_space(["eda"], [2], [0.3], ["joint", "two-stage"])
+    assert [c.label for c in both] == ["eda n=2 weight=0.3", "eda n=2 weight=0.3 two-stage"]
+    assert [c.two_stage for c in both] == [False, True]
+    with pytest.raises(InvalidParameterError, match="unknown training 'twostage'; did you mean 'two-stage'"):
+        search_space(["eda"], [2], [1.0], ["twostage"])
+
+
+def test_two_stage_logistic_regression_continues_on_the_originals_and_ends_at_their_own_fit(rows, shared_data):
+    import numpy as np
+
+    from augkit.tuning.classifiers import TfidfClassifier
+
+    augmented = augkit.augment(rows, "eda", n=2, seed=0, label_column="label", progress=False)
+    originals = augmented["augkit_method"].isna().to_numpy()
+    texts, labels = augmented["text"].tolist(), np.asarray(augmented["label"])
+    weights = np.where(originals, 1.0, 0.3)
+    test = pd.read_csv(shared_data / "banking77" / "polyai" / "test.csv")
+    test = test[test["category"].isin(set(rows["label"]))]["text"].tolist()
+    judge = TfidfClassifier()
+    judge.prepare(texts)
+    features, test_features = judge.features(texts), judge.features(test)
+    joint = judge.fit(features, labels, weights, 16.0)
+    two_stage = judge.fit(features, labels, weights, 16.0, originals_last=originals)
+    alone = judge.fit(features[originals], labels[originals], np.ones(int(originals.sum())), 16.0)
+    assert two_stage.warm_start, "the second stage starts from the first stage's coefficients"
+    # a convex loss has one optimum: wherever the second stage starts, it ends at the originals' own fit
+    # (within L-BFGS's tolerance), which the joint fit is not
+    chances = alone.predict_proba(test_features)
+    assert np.abs(two_stage.predict_proba(test_features) - chances).max() < 0.02
+    assert np.abs(joint.predict_proba(test_features) - chances).max() > 0.1
+
+
+def test_the_command_line_tries_both_trainings_and_a_convex_judges_two_stage_scores_as_none(rows_file, tmp_path, capsys):
+    job = tmp_path / "job"
+    assert main(["tune", str(rows_file), "--classifier", "tfidf", "-m", "eda", "-n", "2", "--weights", "1",
+                 "--training", "joint", "two-stage", "--splits", "2", "-o", str(job), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "2 configurations and none" in printed
+    assert "measured with logistic regression on TF-IDF word 1-2 grams: it says nothing about a fine-tuned model " \
+           "(augkit tune DATA --classifier finetune)" in printed
+    ranking = pd.read_csv(job / "ranking.csv").set_index("configuration")
+    assert ranking.loc["eda n=2 weight=1 two-stage", "training"] == "two-stage"
+    assert ranking.loc["eda n=2 weight=1", "training"] == "joint"
+    runs = [json.loads(line) for line in (job / "runs.jsonl").read_text().splitlines()]
+    accuracy = {(run["split"], run["configuration"]): run["accuracy"] for run in runs}
+    assert all(accuracy[(split, "eda n=2 weight=1 two-stage")] == accuracy[(split, "none")] for split in (0, 1))
+    assert run_command(["tune", str(rows_file), "--training", "twostage"]) == 2
+    assert "invalid choice: 'twostage'" in capsys.readouterr().err
