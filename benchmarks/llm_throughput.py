@@ -43,7 +43,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import argparse
 import csv
 import json
-import platform
 import statistics
 import sys
 import tempfile

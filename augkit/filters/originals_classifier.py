@@ -100,7 +100,6 @@ class OriginalsClassifier:
         """Label probabilities, one row per text, one column per label of :attr:`classes`
         (a label absent from this fit's training rows gets 0)."""
         import numpy as np
-
         from threadpoolctl import threadpool_limits
 
         features = self.features(texts) if features is None else features

@@ -22,8 +22,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 EXPECTED = Path(__file__).parent / "data" / "frozen_rule_outputs.json"
 #: Sentences of BANKING77's test set: bergamot does about 20 round trips a second.
 BERGAMOT_SENTENCES = 30
@@ -69,11 +67,16 @@ def pairs_of(result) -> dict[str, Any]:
 
 def rule_outputs(sentences: list[str]) -> dict[str, Any]:
     """Every case's outputs, as JSON-ready values."""
-    import augkit
     from augkit_backtranslation.augmenter import select_candidates
     from augkit_backtranslation.bergamot import BergamotEngine
     from augkit_backtranslation.candidates import RoundTripCandidate
-    from augkit_backtranslation.parabank import BergamotDirection, build_parabank, filter_candidates
+    from augkit_backtranslation.parabank import (
+        BergamotDirection,
+        build_parabank,
+        filter_candidates,
+    )
+
+    import augkit
 
     outputs: dict[str, Any] = {}
     engine = BergamotEngine(threads=2)
@@ -122,6 +125,7 @@ def test_parabank_and_backtranslation_outputs_are_those_frozen_at_623a08e(bankin
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
     import pandas as pd
+
     from conftest import SHARED_DATA
 
     texts = pd.read_csv(SHARED_DATA / "banking77" / "polyai" / "test.csv")["text"].head(200).tolist()

@@ -22,7 +22,6 @@ cases; this module freezes the columns and options that one does not compare.
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any

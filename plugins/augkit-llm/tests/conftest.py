@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+
 @pytest.fixture(scope="module")
 def rows(shared_data) -> pd.DataFrame:
     """12 BANKING77 test rows of three labels, 4 each."""
