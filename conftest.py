@@ -8,6 +8,7 @@ import pickle
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -795,3 +796,21 @@ def registered_built_in_methods() -> set[str]:
     ours = {folder.name for folder in (REPO / "plugins").iterdir() if folder.is_dir()}
     registry = augkit.get_registry()
     return {name for name, entry in registry.methods.items() if entry.plugin.distribution in ours}
+
+def wait_until_chunks_done(folder: Path, count: int, process: subprocess.Popen, timeout: float = 120) -> None:
+    """Return once ``count`` chunks of the job in ``folder`` are recorded as done; fail when
+    ``process`` (the job) ends first or nothing moves for ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if len(list(folder.glob("chunk-*.json"))) >= count:
+            return
+        if process.poll() is not None:
+            pytest.fail(f"the run ended before {count} chunks were done: {process.communicate()}")
+        time.sleep(0.02)
+    pytest.fail("no progress")
+
+
+@pytest.fixture
+def wait_for_chunks():
+    """:func:`wait_until_chunks_done`, for a test that kills a job part-way."""
+    return wait_until_chunks_done

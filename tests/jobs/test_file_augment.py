@@ -73,7 +73,7 @@ def _run(arguments: list, **kwargs) -> subprocess.Popen:
 
 
 @pytest.mark.slow
-def test_a_killed_job_resumes_to_exactly_the_uninterrupted_output(tmp_path, banking_table):
+def test_a_killed_job_resumes_to_exactly_the_uninterrupted_output(tmp_path, banking_table, wait_for_chunks):
     arguments = [banking_table, "-m", "eda", "-n", 3, "--seed", 11, "--chunk-rows", 100, "--no-progress"]
     reference = tmp_path / "reference.csv"
     assert _augment(*arguments[:-1], "-o", reference) == 0
@@ -100,7 +100,7 @@ def test_a_killed_job_resumes_to_exactly_the_uninterrupted_output(tmp_path, bank
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path, banking_table):
+def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path, banking_table, wait_for_chunks):
     output = tmp_path / "out.csv"
     process = _run([banking_table, "-m", "eda", "-n", 3, "--seed", 2, "--chunk-rows", 100, "--no-progress", "-o", output])
     wait_for_chunks(tmp_path / ".out.csv.augkit-job", 2, process)

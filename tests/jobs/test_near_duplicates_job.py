@@ -56,7 +56,7 @@ def test_chunks_give_the_one_chunk_output_and_trace_and_the_in_memory_one(tmp_pa
 
 
 @pytest.mark.slow
-def test_a_killed_job_resumes_remembering_the_outputs_of_its_done_chunks(tmp_path, banking_csv):
+def test_a_killed_job_resumes_remembering_the_outputs_of_its_done_chunks(tmp_path, banking_csv, wait_for_chunks):
     reference = tmp_path / "reference.csv"
     assert main(["augment", *_arguments(banking_csv, reference, 50)]) == 0
 
