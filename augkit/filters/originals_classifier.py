@@ -89,7 +89,7 @@ class OriginalsClassifier:
 
         other = OriginalsClassifier(self.classifier, self.C, self.model, self.device)
         other._judge, other._columns, other.classes = self._judge, self._columns, self.classes
-        other._fitted = self._judge.fit(features, _codes(labels, other), np.ones(features.shape[0]), self.C)
+        other._fitted = self._judge.fit(features, _codes(labels, other), np.ones(features.shape[0]), self.C, start=self._fitted)
         return other
 
     def features(self, texts: Sequence[str]) -> Any:

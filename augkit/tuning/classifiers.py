@@ -102,19 +102,26 @@ class _LogisticRegressionHead:
     def prepare(self, texts) -> None:
         """Nothing to learn by default."""
 
-    def fit(self, features, labels, weights, C, class_weight: str | None = None, originals_last: Sequence[bool] | None = None):
+    def fit(self, features, labels, weights, C, class_weight: str | None = None, originals_last: Sequence[bool] | None = None,
+            start: Any = None):
         """A fitted ``LogisticRegression`` (``class_weight``: scikit-learn's, multiplied into
         ``weights``). ``originals_last`` (a mask of the rows that are originals): two stages,
         all rows, then those rows alone, starting from the first stage's coefficients
         (``warm_start``). The loss is convex with one optimum, so the second stage converges
         to the fit on the originals alone, wherever it starts: the first stage only changes
-        where L-BFGS starts (and, within its tolerance, where it stops)."""
+        where L-BFGS starts (and, within its tolerance, where it stops). ``start``: a fitted
+        model of the same labels whose coefficients L-BFGS starts from (the selection filters'
+        cross-fitting folds start from the fit on all originals: same optimum problem, a few
+        rows fewer, far fewer iterations)."""
         import numpy as np
         from sklearn.linear_model import LogisticRegression
         from threadpoolctl import threadpool_limits
 
         labels, weights = np.asarray(labels), np.asarray(weights)
         model = LogisticRegression(C=C, class_weight=class_weight, max_iter=self.max_iter)
+        if start is not None and np.array_equal(start.classes_, np.unique(labels)):
+            model.set_params(warm_start=True)
+            model.coef_, model.intercept_ = start.coef_.copy(), start.intercept_.copy()
         with threadpool_limits(1):
             model.fit(features, labels, sample_weight=weights)
             if originals_last is not None:
