@@ -4,8 +4,10 @@ candidates they judge: 10,000 EDA candidates of BANKING77 training texts, in one
 For each filter and classifier (``logreg``: logistic regression on all-MiniLM-L6-v2
 embeddings; ``tfidf``: on TF-IDF word 1-2 grams), the time of ``prepare`` (the classifier and
 its cross-fitting folds trained on the 2,500 originals) plus ``filter_batch`` over every
-candidate in batches of 256 (the pipeline's default batch), each on a cold embedding cache,
-against the time EDA took to generate the candidates. The embedding work is also given as a
+candidate in batches of 256 (the pipeline's default batch), against the time EDA took to
+generate the candidates. For ``logreg`` the embedding of every text (originals and candidates)
+is timed first on a cold cache, then the filter, whose texts are then embedded already: the
+two parts add up to the filter's cost. The embedding work is also given as a
 share of the machine's float32 matrix-multiply peak, measured in the same run: a batched
 encoder near that peak cannot be made much cheaper on this CPU.
 
@@ -103,23 +105,25 @@ def main() -> None:
     flops = embedding_flops(frame.text.tolist() + [t for row in rows for t in row])
     results = {"machine": platform.machine(), "threads": args.threads, "rows": len(frame), "candidates": count,
                "eda_seconds": eda_seconds, "matmul_peak_gflops": peak, "embedding_gflop": flops / 1e9, "filters": {}}
+    everything = frame.text.tolist() + [t for row in rows for t in row]
     for name, cls in (("pvi", PviFilter), ("consistency", ConsistencyFilter)):
         for classifier in ("tfidf", "logreg"):
-            encoder.clear_cache()
-            seconds = judge(cls(classifier=classifier), frame, rows)
-            entry = {"seconds": seconds, "ratio_to_eda": seconds / eda_seconds}
-            if classifier == "logreg":
+            entry = {}
+            if classifier == "logreg":  # the embeddings first, on a cold cache; then the rest of the filter
                 encoder.clear_cache()
                 start = time.perf_counter()
-                encoder.encode(frame.text.tolist() + [t for row in rows for t in row])
+                encoder.encode(everything)
                 embed = time.perf_counter() - start
-                entry.update(embedding_seconds=embed, embedding_peak_fraction=flops / embed / 1e9 / peak,
-                             without_embedding_ratio_to_eda=(seconds - embed) / eda_seconds)
+                entry.update(embedding_seconds=embed, embedding_peak_fraction=flops / embed / 1e9 / peak)
+            rest = judge(cls(classifier=classifier), frame, rows)
+            total = rest + entry.get("embedding_seconds", 0.0)
+            entry.update(seconds=total, ratio_to_eda=total / eda_seconds, without_embedding_seconds=rest,
+                         without_embedding_ratio_to_eda=rest / eda_seconds)
             results["filters"][f"{name}({classifier})"] = entry
-            print(f"{name}(classifier={classifier!r}): {seconds:.2f} s, {seconds / eda_seconds:.2f}x EDA's time"
-                  + (f"; embedding {entry['embedding_seconds']:.1f} s at {entry['embedding_peak_fraction']:.0%} of the "
-                     f"{peak:.0f} GFLOP/s matmul peak; the rest {entry['without_embedding_ratio_to_eda']:.2f}x EDA's time"
-                     if classifier == "logreg" else ""), flush=True)
+            print(f"{name}(classifier={classifier!r}): {total:.2f} s, {total / eda_seconds:.2f}x EDA's time"
+                  + (f"; of which embedding {entry['embedding_seconds']:.1f} s at {entry['embedding_peak_fraction']:.0%} "
+                     f"of the {peak:.0f} GFLOP/s matmul peak, and the classifiers {rest:.2f} s "
+                     f"({rest / eda_seconds:.2f}x EDA's time)" if classifier == "logreg" else ""), flush=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
 
