@@ -34,7 +34,9 @@ class ConsistencyFilter(OriginalsJudgedFilter):
     min : float
         Lowest margin kept, in [-1, 1].
     classifier : str
-        ``logreg`` (frozen sentence embeddings, the default) or ``tfidf`` (no model).
+        ``logreg`` (frozen sentence embeddings, the default), ``tfidf`` (no model) or
+        ``finetune`` (all-MiniLM-L6-v2, or ``model``, fine-tuned for 200 steps of 32, once
+        per cross-fitting fold).
     C : float
         Inverse L2 regularisation of the logistic regression.
     folds : int
@@ -45,7 +47,8 @@ class ConsistencyFilter(OriginalsJudgedFilter):
         the source gives its paraphrases the source's own certainty. False: one classifier
         trained on all originals.
     model : str, optional
-        ``logreg``'s sentence-transformers encoder; None is all-MiniLM-L6-v2.
+        ``logreg``'s sentence-transformers encoder, or the model ``finetune`` fine-tunes;
+        None is all-MiniLM-L6-v2.
     device : str
         Where the encoder runs: ``auto``, ``cpu``, ``cuda`` or ``cuda:N``.
     """

@@ -48,6 +48,11 @@ class OriginalsJudgedFilter(Filter):
         self._folds: CrossFitted | None = None
 
     def required_models(self):
+        if self.classifier == "finetune":
+            from augkit.models.needs import ModelNeed
+            from augkit.tuning.finetune import DEFAULT_MODEL
+
+            return [ModelNeed(self.model or DEFAULT_MODEL, "token", "model", "the classifier fine-tuned on the originals")]
         return encoder_needs(self) if self.classifier == "logreg" else []
 
     def prepare(self, dataset: DatasetContext) -> None:

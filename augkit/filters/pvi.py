@@ -78,11 +78,14 @@ class PviFilter(OriginalsJudgedFilter):
         ICDA does for new (not rewritten) examples.
     classifier : str
         ``logreg`` (logistic regression on frozen sentence embeddings, the default) or
-        ``tfidf`` (on TF-IDF word 1-2 grams: no model, far cheaper).
+        ``tfidf`` (on TF-IDF word 1-2 grams: no model, far cheaper) or ``finetune``
+        (all-MiniLM-L6-v2, or ``model``, fine-tuned with a linear head for 200 steps of 32:
+        the most exact and by far the dearest, one fine-tuning per cross-fitting fold).
     C : float
         Inverse L2 regularisation of the logistic regression.
     model : str, optional
-        ``logreg``'s sentence-transformers encoder; None is all-MiniLM-L6-v2.
+        ``logreg``'s sentence-transformers encoder, or the model ``finetune`` fine-tunes;
+        None is all-MiniLM-L6-v2.
     device : str
         Where the encoder runs: ``auto``, ``cpu``, ``cuda`` or ``cuda:N``.
     """

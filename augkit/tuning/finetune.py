@@ -221,10 +221,42 @@ class FineTunedMiniLM:
                 predicted[chunk] = self._logits([texts[i] for i in chunk]).argmax(dim=1).numpy()
         return [self.classes_[i] for i in predicted]
 
+    def predict_proba(self, texts: Sequence[str]) -> np.ndarray:
+        """Each text's probability of every label of :attr:`classes_` (one row per text). A
+        text's row depends on the text alone, never on the others of the call: texts are run
+        in batches of one padded length, topped up to the same minimum of rows
+        (:mod:`augkit.models.batching`), so the selection filters that use it give the same
+        verdicts whatever their batch size."""
+        import torch
+
+        from augkit.models.batching import (
+            filler_rows,
+            pad_rows,
+            padded_length,
+            token_budget_batches,
+        )
+
+        ids = [self.tokenizer_(text, truncation=True, max_length=self.max_length)["input_ids"] for text in texts]
+        pad_id = self.tokenizer_.pad_token_id or 0
+        out = np.empty((len(ids), len(self.classes_)))
+        with torch.inference_mode():
+            for batch in token_budget_batches([len(row) for row in ids]):
+                width = padded_length(len(ids[batch[0]]))
+                rows = batch + batch[:1] * filler_rows(len(batch), width)
+                input_ids, mask = pad_rows([ids[i] for i in rows], pad_id, "cpu", width=width)
+                logits = self._pooled_logits(input_ids, mask)[: len(batch)]
+                out[batch] = torch.softmax(logits.double(), dim=1).numpy()
+        return out
+
     def _logits(self, texts: list[str]):
         encoded = self.tokenizer_(texts, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt")
-        tokens = self.encoder_(**encoded).last_hidden_state
-        mask = encoded["attention_mask"].unsqueeze(-1).to(tokens.dtype)
+        return self._pooled_logits(encoded["input_ids"], encoded["attention_mask"], encoded.get("token_type_ids"))
+
+    def _pooled_logits(self, input_ids, attention_mask, token_type_ids=None):
+        """The head's logits on the mean of the token embeddings, padding masked out."""
+        extra = {} if token_type_ids is None else {"token_type_ids": token_type_ids}
+        tokens = self.encoder_(input_ids=input_ids, attention_mask=attention_mask, **extra).last_hidden_state
+        mask = attention_mask.unsqueeze(-1).to(tokens.dtype)
         pooled = (tokens * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
         return self.head_(pooled)
 

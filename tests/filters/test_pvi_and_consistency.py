@@ -204,3 +204,19 @@ def test_the_originals_classifier_probabilities_cover_every_label(sample):
     assert chances.shape == (5, sample.label.nunique())
     np.testing.assert_allclose(chances.sum(axis=1), 1.0)
     assert judge.column("no such label") == -1
+
+
+@pytest.mark.slow
+def test_a_fine_tuned_classifier_judges_the_same_whatever_the_batch_size(sample, tiny_masked_lm, monkeypatch):
+    """``classifier="finetune"``: mechanics only, with a tiny random BERT fine-tuned in place
+    of MiniLM (one fine-tuning on all originals, one per fold), for 20 steps of 8."""
+    monkeypatch.setitem(originals_module.FINETUNE_SETTINGS, "steps", 20)
+    monkeypatch.setitem(originals_module.FINETUNE_SETTINGS, "batch_size", 8)
+    spec = f"eda|consistency(classifier='finetune', model={str(tiny_masked_lm)!r}, folds=2, min=-0.05)"
+    frame = sample.head(24)
+    reference, trace = _augmented(frame, spec, batch_size=64)
+    scores = trace.score_consistency.dropna()
+    assert len(scores) > 0 and scores.between(-1, 1).all() and scores.nunique() > 1
+    out, other = _augmented(frame, spec, batch_size=5)
+    pd.testing.assert_frame_equal(out, reference)
+    pd.testing.assert_frame_equal(other, trace)
