@@ -99,7 +99,7 @@ def run_pipeline(
             for batch, outcome in zip(positions, run_batches(pipeline, batches, options, total=len(positions)), strict=True):
                 if gathered:
                     outcome = pipeline.select_in_row_order(outcome, n, row_context.take(batch).labels,
-                                                           [names[i] for i in batch])
+                                                           [names[i] for i in batch], [texts[i] for i in batch])
                 if traces is not None:
                     for index, entries in zip(batch, outcome.traces):
                         for entry in entries:

@@ -28,6 +28,8 @@ class _LabelGroup:
     rouge: RougeLIndex = field(default_factory=RougeLIndex)
     #: Per text of ``rouge``: (text, None for an original, else the row it was kept for).
     texts: list[tuple[str, Any]] = field(default_factory=list)
+    #: Each original's number among ``texts`` (a candidate skips its source's with ``against_source=False``).
+    originals: dict[str, frozenset[int]] = field(default_factory=dict)
     #: With ``cosine``: the texts' embeddings, a row per text of ``texts``, in an array that
     #: doubles when full (stacking them again at every kept output would cost quadratic time).
     _vectors: Any = None
@@ -58,7 +60,9 @@ class NearDuplicatesFilter(DatasetFilter):
     (all-MiniLM-L6-v2 unless ``model`` names another) with such a text is above ``cosine``.
     "Earlier" is the data's row order, and within a row the candidates' order: the outputs do
     not depend on batches, workers or file chunks. Its source is one of the originals, so a
-    near-copy of its own source is dropped too. Without a label column every original and
+    near-copy of its own source is dropped too, unless ``against_source`` is false: a
+    rewriting method (EDA, AEDA, back-translation) writes near-copies of its source by design,
+    and is then compared only with the other originals and with the outputs kept before. Without a label column every original and
     output is compared with every other (the whole dataset is one label). It comes after every
     other filter of its pipeline. Needs ``augkit[metrics]`` (and ``augkit[quality]`` for
     ``cosine``).
@@ -71,6 +75,9 @@ class NearDuplicatesFilter(DatasetFilter):
     cosine : float, optional
         Also drop a candidate whose embedding cosine with an original of its label or an
         output kept earlier is above this; None (default) compares by Rouge-L only.
+    against_source : bool
+        Compare a candidate with its own source too (default, as for generated examples);
+        false leaves the source out (for rewrites, which resemble it by design).
     model : str, optional
         Sentence-transformers model for ``cosine``; None is all-MiniLM-L6-v2.
     device : str
@@ -81,13 +88,14 @@ class NearDuplicatesFilter(DatasetFilter):
     name = "near_duplicates"
 
     def __init__(self, rouge_l: float = CLEAR_UP_CONFUSION_ROUGE_L, cosine: float | None = None,
-                 model: str | None = None, device: str = "auto"):
+                 against_source: bool = True, model: str | None = None, device: str = "auto"):
         if isinstance(rouge_l, bool) or not isinstance(rouge_l, (int, float)) or not 0 < rouge_l <= 1:
             raise InvalidParameterError(f"near_duplicates: rouge_l must be a Rouge-L F-measure in (0, 1], got {rouge_l!r}")
         if cosine is not None and (isinstance(cosine, bool) or not isinstance(cosine, (int, float)) or not -1 <= cosine < 1):
             raise InvalidParameterError(f"near_duplicates: cosine must be a similarity in [-1, 1) or None, got {cosine!r}")
         self.rouge_l = float(rouge_l)
         self.cosine = None if cosine is None else float(cosine)
+        self.against_source = bool(against_source)
         self.model = model
         self.device = device
         self._groups: dict[Any, _LabelGroup] = {}
@@ -118,17 +126,21 @@ class NearDuplicatesFilter(DatasetFilter):
             distinct = list(dict.fromkeys(texts))
             self._upcoming = dict(zip(distinct, encoder_for(self).encode(distinct)))
 
-    def judge(self, text: str, label: Any) -> str:
+    def judge(self, text: str, label: Any, source: str | None = None) -> str:
         group = self._groups.get(_key(label))
         if group is None:
             return ""
+        skip = frozenset() if self.against_source or source is None else group.originals.get(source, frozenset())
         tokens = self._tokens(text)
-        closest = group.rouge.closest(tokens, self.rouge_l)
+        closest = group.rouge.closest(tokens, self.rouge_l, skip)
         if closest is not None:
             score, number = closest
             return f"Rouge-L {_shown(score, self.rouge_l)} >= rouge_l={self.rouge_l:g} with {_what(*group.texts[number])}"
         if self.cosine is not None:
             similarities = group.matrix() @ self._vector(text)
+            if skip:
+                similarities = similarities.copy()
+                similarities[list(skip)] = -2.0  # below any cosine
             number = int(similarities.argmax())
             if similarities[number] > self.cosine:
                 shown = f"{similarities[number]:.2f}"
@@ -142,6 +154,8 @@ class NearDuplicatesFilter(DatasetFilter):
 
     def _add(self, text: str, label: Any, row: Any, vector: Any) -> None:
         group = self._groups.setdefault(_key(label), _LabelGroup())
+        if row is None:  # an original: the number a candidate rewritten from it skips
+            group.originals[text] = frozenset({len(group.texts)})
         group.rouge.add(self._tokens(text))
         group.texts.append((text, row))
         if vector is not None:

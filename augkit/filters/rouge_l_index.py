@@ -91,9 +91,10 @@ class RougeLIndex:
             self._postings.setdefault(token, []).append(number)
         return number
 
-    def closest(self, tokens: tuple[int, ...], bound: float) -> tuple[float, int] | None:
+    def closest(self, tokens: tuple[int, ...], bound: float, skip: frozenset[int] = frozenset()) -> tuple[float, int] | None:
         """The highest Rouge-L F of ``tokens`` with a stored sequence, and that sequence's
-        number (the lowest of those tied), when it is at least ``bound``; else None."""
+        number (the lowest of those tied), when it is at least ``bound``; else None. The
+        sequences numbered in ``skip`` are not compared."""
         import numpy as np
 
         count = len(self._sequences)
@@ -110,6 +111,8 @@ class RougeLIndex:
         for number in possible[np.argsort(-reach[possible], kind="stable")].tolist():
             if best is not None and reach[number] < best[0] - _BOUND_SLACK:
                 break  # sorted by reach: no later one can beat the best
+            if number in skip:
+                continue
             score = rouge_l_f(self._sequences[number], tokens)
             if score >= bound and (best is None or score > best[0] or (score == best[0] and number < best[1])):
                 best = (score, number)

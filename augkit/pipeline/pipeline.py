@@ -421,18 +421,18 @@ class Pipeline:
         context = context or BatchContext()
         outcome = run_batch(self._batch_steps(), texts, n, seed, context, run)
         if dataset_filters and self.dataset_filters:
-            outcome = self.select_in_row_order(outcome, n, context.labels, range(len(texts)))
+            outcome = self.select_in_row_order(outcome, n, context.labels, range(len(texts)), texts)
         return outcome
 
 
     def select_in_row_order(self, outcome: BatchOutcome, n: int, labels: Sequence[Any] | None,
-                            rows: Sequence[Any]) -> BatchOutcome:
+                            rows: Sequence[Any], sources: Sequence[str] | None = None) -> BatchOutcome:
         """Apply :attr:`dataset_filters` and the cut to ``n`` to the outcome of a batch run
         with ``dataset_filters=False``, whose rows are named ``rows`` (their index labels, for
-        the drop reasons) and labelled ``labels``. Call it on the batches in the data's row
+        the drop reasons), labelled ``labels``, whose texts are ``sources``. Call it on the batches in the data's row
         order, once each, after :meth:`prepare`: that order is what "kept earlier" means
         (:mod:`augkit.pipeline.row_order`)."""
-        return select_in_row_order(outcome, self.dataset_filters, self.count_names, n, labels, rows)
+        return select_in_row_order(outcome, self.dataset_filters, self.count_names, n, labels, rows, sources)
 
 
     def _batch_steps(self) -> BatchSteps:

@@ -31,10 +31,12 @@ def select_in_row_order(
     n: int,
     labels: Sequence[Any] | None,
     rows: Sequence[Any],
+    sources: Sequence[str] | None = None,
 ) -> BatchOutcome:
     """Run the dataset filters ``steps`` (by their names in ``count_names``) on ``outcome``,
     a batch's outcome with them left out, whose rows are named ``rows`` in the caller's data
-    and labelled ``labels`` (None: no label column); at most ``n`` kept per row. The outcome is
+    and labelled ``labels`` (None: no label column), their texts ``sources``; at most ``n``
+    kept per row. The outcome is
     changed in place and returned."""
     slot = {name: count_names.index(name) for name in steps}
     beyond = count_names.index(BEYOND_N)
@@ -53,7 +55,7 @@ def select_in_row_order(
             judged += 1
             own_label = label if candidate.label is None else candidate.label
             for name, step in steps.items():
-                reason = step.judge(candidate.text, own_label)
+                reason = step.judge(candidate.text, own_label, None if sources is None else sources[position])
                 if reason:
                     candidate.drop_reason = reason
                     counts[slot[name]] += 1

@@ -39,10 +39,10 @@ class DatasetFilter(Filter):
         """Called with every candidate text about to be judged in one gathered batch, before
         the first :meth:`judge`: the place to embed them in one call. Does nothing here."""
 
-    def judge(self, text: str, label: Any) -> str:
-        """Why ``text`` (a candidate for a row labelled ``label``; None without a label
-        column) is dropped, in words naming what it is too close to and the value measured;
-        ``""`` to keep it."""
+    def judge(self, text: str, label: Any, source: str | None = None) -> str:
+        """Why ``text`` (a candidate rewritten from ``source`` for a row labelled ``label``;
+        None without a label column) is dropped, in words naming what it is too close to and
+        the value measured; ``""`` to keep it."""
         raise NotImplementedError(f"{type(self).__name__} must implement judge()")
 
     def remember(self, text: str, label: Any, row: Any) -> None:
@@ -62,7 +62,7 @@ class DatasetFilter(Filter):
             kept = []
             for candidate in row:
                 own_label = label if candidate.label is None else candidate.label
-                candidate.drop_reason = self.judge(candidate.text, own_label)
+                candidate.drop_reason = self.judge(candidate.text, own_label, sources[position])
                 if not candidate.drop_reason:
                     self.remember(candidate.text, own_label, position)
                     kept.append(candidate)

@@ -155,7 +155,8 @@ def test_scores_are_rouge_scores_own_rouge_l_f_measure(shared_data):
         assert rouge_l_f(tokenize(a), tokenize(b)) == scorer.score(a, b)["rougeL"].fmeasure
 
 
-def _reference_kept(texts: list[str], labels: list[str] | None, candidates: list[list[str]], n: int, bound: float) -> list[list[str]]:
+def _reference_kept(texts: list[str], labels: list[str] | None, candidates: list[list[str]], n: int, bound: float,
+                    against_source: bool = True) -> list[list[str]]:
     """near_duplicates written plainly with rouge-score: every pair scored, no index."""
     from rouge_score import rouge_scorer
 
@@ -163,14 +164,16 @@ def _reference_kept(texts: list[str], labels: list[str] | None, candidates: list
     labels = labels or [None] * len(texts)
     seen = {label: [t for t, other in zip(texts, labels) if other == label] for label in labels}
     out = []
-    for label, row in zip(labels, candidates):
+    for source, label, row in zip(texts, labels, candidates):
         kept = []
+        compared = seen[label] if against_source else [t for t in seen[label] if t != source]
         for text in row:
             if len(kept) == n:
                 break
-            if all(scorer.score(other, text)["rougeL"].fmeasure < bound for other in seen[label]):
+            if all(scorer.score(other, text)["rougeL"].fmeasure < bound for other in compared):
                 kept.append(text)
                 seen[label].append(text)
+                compared = compared if compared is seen[label] else [*compared, text]
         out.append(kept)
     return out
 
@@ -184,6 +187,26 @@ def test_eda_output_is_what_a_plain_rouge_score_loop_keeps(banking):
     got = [out[out.augkit_source == i].text.tolist() for i in range(len(texts))]
     assert got == _reference_kept(texts, labels, generated, 2, 0.8)
     assert 50 < len(out) < 2 * len(texts)  # it dropped some and kept most
+
+
+def test_against_source_false_leaves_each_rewrite_s_own_source_out(banking):
+    """For rewrites (EDA), which resemble their source by design: with the default 0.6 nearly
+    every EDA output is dropped as a near-copy of its source; without the source, a rewrite is
+    compared with the other originals and the outputs kept before, as a plain loop does."""
+    texts, labels = (column[:150] for column in banking)
+    frame = pd.DataFrame({"text": texts, "label": labels})
+    generated = augkit.augment(texts, "eda", n=4, seed=3)
+    runs = {}
+    for against in (True, False):
+        pipeline = Pipeline.from_string(f"eda|near_duplicates(against_source={against})", oversample=2.0)
+        out, trace = augkit.augment(frame, pipeline, n=2, seed=3, label_column="label", keep_original=False, trace=True)
+        runs[against] = (out, trace)
+    out, trace = runs[False]
+    got = [out[out.augkit_source == i].text.tolist() for i in range(len(texts))]
+    assert got == _reference_kept(texts, labels, generated, 2, 0.6, against_source=False)
+    assert len(out) > 2 * len(runs[True][0])
+    for row, reason in zip(trace.source, trace.reason):  # the trace names a source by its row
+        assert f"with the original {texts[row][:80]!r}" not in reason
 
 
 HEAVY_EDA = "eda(alpha_sr=0.3, alpha_ri=0.3, alpha_rs=0.3, p_rd=0.3)"
