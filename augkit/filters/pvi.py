@@ -40,10 +40,11 @@ class PviFilter(OriginalsJudgedFilter):
     Adds the score ``pvi`` (bits; ``score_pvi`` in the trace). By default the threshold is set
     per label (``per_label``, as ICDA's per-intent thresholds) as the 0.1 ``quantile`` of the
     PVI of reference examples of that label: a candidate must be at least as informative as
-    the least informative tenth of the real examples. Reference examples are the rows of the ``validation`` table when one is named (scored by
-    the classifier trained on the originals), otherwise the originals themselves, each
-    scored by a classifier trained on the other ``folds`` - 1 folds (cross-fitting: an
-    original scored by a classifier that saw it would look more informative than it is). A
+    the least informative tenth of the real examples. Reference examples are the rows of
+    the ``validation`` table when one is named (scored by the classifier trained on the
+    originals), otherwise the originals themselves, each scored by a classifier trained on
+    the other ``folds`` - 1 folds (cross-fitting: an original scored by a classifier that
+    saw it would look more informative than it is). A
     label with no reference score takes the all-labels quantile. A candidate is scored by the
     classifier that did not see its source (``cross_fit``). ``min`` alone sets one threshold
     in bits for every label instead (``min=0``: the text must make its label more likely
