@@ -223,6 +223,10 @@ class _ScriptedHandler(BaseHTTPRequestHandler):
     def _send(self, request: RecordedRequest, answer: ScriptedResponse) -> None:
         body = answer.body
         data = body if isinstance(body, bytes) else body.encode("utf-8") if isinstance(body, str) else json.dumps(body).encode("utf-8")
+        # Marked delivered before the last byte goes out: a client holding the answer may look
+        # at once, before this thread runs again (a race a full test run did lose). A write that
+        # fails takes the mark back.
+        request.delivered = True
         try:
             self.send_response(answer.status)
             headers = {"Content-Type": "application/json", **answer.headers, "Content-Length": str(len(data))}
@@ -231,8 +235,8 @@ class _ScriptedHandler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(data)
             self.wfile.flush()
-            request.delivered = True
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (its timeout)
+            request.delivered = False
             self.close_connection = True
         request.answered = time.monotonic()
 
