@@ -165,6 +165,7 @@ from augkit.seeding import (
 from augkit.steps.augmenter import Augmenter, first_distinct
 from augkit.steps.candidate import Candidate
 from augkit.steps.context import BatchContext, DatasetContext
+from augkit.steps.dataset_filter import DatasetFilter
 from augkit.steps.feedback import Rejection, RowFeedback
 from augkit.steps.filter import Filter, check_sources
 from augkit.steps.generated_row import GeneratedRow
@@ -301,7 +302,7 @@ __all__ = [
     "CommandContext", "TabContext",
     # base classes
     "Augmenter", "BatchContext", "Candidate", "DatasetContext", "Filter", "GeneratedRow", "check_sources", "first_distinct",
-    "Rejection", "RowFeedback",
+    "Rejection", "RowFeedback", "DatasetFilter",
     # errors
     "AugkitError", "AugmentationFailedError", "AugmenterOutputError", "InputError", "InvalidParameterError",
     "MissingDependencyError", "ModelNotAvailableError", "PipelineSpecError", "UnknownMethodError",
