@@ -7,10 +7,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from augkit.filters.originals_classifier import is_missing
 from augkit.filters.originals_judge import OriginalsJudgedFilter, without
 from augkit.steps.context import BatchContext
 from augkit.steps.drop_reasons import below
+from augkit.steps.inputs import is_missing_label
 
 if TYPE_CHECKING:
     import numpy as np
@@ -78,7 +78,7 @@ class ConsistencyFilter(OriginalsJudgedFilter):
     def _margin(self, chances: np.ndarray, label: Any) -> tuple[float, int]:
         """(own probability minus the best other label's, that label's column); NaN for a
         row without a label."""
-        if is_missing(label):
+        if is_missing_label(label):
             return math.nan, -1
         column = self._judge.column(label)
         others = chances.copy()

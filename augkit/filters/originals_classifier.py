@@ -3,19 +3,20 @@ still carries its label (``pvi``, ``consistency``): fitted once per run in ``pre
 originals only (never on candidates, never on test data), then asked for every candidate's
 label probabilities in batches.
 
-Two feature sets, those of ``augkit tune``'s judges: ``logreg``, logistic regression on frozen
-sentence embeddings (all-MiniLM-L6-v2 unless ``model`` names another), and ``tfidf``, logistic
-regression on TF-IDF word 1-2 grams (no model: the cheap choice for large runs). Each text's
-probabilities depend on that text alone, so the result is the same whatever the batch size.
+Three classifiers: ``logreg``, logistic regression on frozen sentence embeddings
+(all-MiniLM-L6-v2 unless ``model`` names another), and ``tfidf``, logistic regression on TF-IDF
+word 1-2 grams (no model: the cheap choice for large runs), both ``augkit tune``'s judges; and
+``finetune``, the encoder itself fine-tuned with a linear head. Each text's probabilities depend
+on that text alone, so the result is the same whatever the batch size.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from augkit.errors import InputError, InvalidParameterError, MissingDependencyError
+from augkit.steps.inputs import is_missing_label
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,11 +39,6 @@ def check_classifier(name: str, C: float) -> None:
         raise InvalidParameterError(f"C must be positive, got {C}")
 
 
-def is_missing(label: Any) -> bool:
-    """None and NaN labels: a row without a label has none to keep."""
-    return label is None or (isinstance(label, float) and math.isnan(label))
-
-
 def labelled_originals(step: str, texts: Sequence[str], labels: Sequence[Any] | None) -> tuple[list[str], list[Any]]:
     """The originals that have a label, or a clear error when the run has no label column or
     fewer than two labels (a classifier needs two to tell apart)."""
@@ -51,7 +47,7 @@ def labelled_originals(step: str, texts: Sequence[str], labels: Sequence[Any] | 
             f"filter {step!r} trains a classifier on the originals' labels: pass label_column= to "
             "augkit.augment (--label-column on the command line)"
         )
-    kept = [(text, label) for text, label in zip(texts, labels) if not is_missing(label)]
+    kept = [(text, label) for text, label in zip(texts, labels) if not is_missing_label(label)]
     if len({label for _, label in kept}) < 2:
         raise InputError(f"filter {step!r} needs originals of at least two labels to train its classifier; "
                          f"the run has {len({label for _, label in kept})}")
@@ -59,16 +55,17 @@ def labelled_originals(step: str, texts: Sequence[str], labels: Sequence[Any] | 
 
 
 class OriginalsClassifier:
-    """Logistic regression on the features ``classifier`` names, trained on labelled texts.
+    """The classifier ``classifier`` names, trained on labelled texts.
 
     Parameters
     ----------
     classifier : str
-        ``logreg`` (frozen sentence embeddings) or ``tfidf``.
+        ``logreg`` (frozen sentence embeddings), ``tfidf`` or ``finetune``.
     C : float
-        Inverse L2 regularisation strength of the logistic regression.
+        Inverse L2 regularisation strength of the logistic regressions.
     model, device : str
-        The sentence-transformers encoder of ``logreg`` and where it runs.
+        The sentence-transformers encoder of ``logreg`` (the model ``finetune`` fine-tunes)
+        and where it runs.
     """
 
     def __init__(self, classifier: str = "logreg", C: float = 16.0, model: str | None = None, device: str = "auto"):
@@ -83,7 +80,9 @@ class OriginalsClassifier:
 
         self._judge = self._make_judge()
         self._judge.prepare(list(texts))
-        self._fitted = self._judge.fit(self._judge.features(list(texts)), _codes(labels, self), np.ones(len(texts)), self.C)
+        #: The features of the training texts, in order (cross-fitting reuses them).
+        self.training_features = self._judge.features(list(texts))
+        self._fitted = self._judge.fit(self.training_features, _codes(labels, self), np.ones(len(texts)), self.C)
         return self
 
     def refit(self, features: Any, labels: Sequence[Any]) -> OriginalsClassifier:
@@ -132,7 +131,6 @@ class OriginalsClassifier:
         return TfidfClassifier()
 
 
-
 def _codes(labels: Sequence[Any], owner: OriginalsClassifier) -> np.ndarray:
     """Labels as column numbers, assigned in first-seen order on the first fit and kept for
     later fits (a cross-fitting fold may lack some labels)."""
@@ -170,10 +168,11 @@ class CrossFitted:
     """
 
     def __init__(self, full: OriginalsClassifier, texts: Sequence[str], labels: Sequence[Any], folds: int):
+        """``full`` is the classifier trained on ``texts`` and ``labels``, in that order."""
         import numpy as np
 
         self.full = full
-        features = full.features(texts)
+        features = full.training_features
         turns: dict[int, int] = {}
         fold = np.empty(len(texts), dtype=np.int64)
         for position, label in enumerate(labels):

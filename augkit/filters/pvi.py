@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 from augkit.errors import InputError, InvalidParameterError
 from augkit.filters.originals_classifier import (
     CrossFitted,
-    is_missing,
 )
 from augkit.filters.originals_judge import OriginalsJudgedFilter, without
 from augkit.steps.context import BatchContext, DatasetContext
+from augkit.steps.inputs import is_missing_label
 
 if TYPE_CHECKING:
     import numpy as np
@@ -166,7 +166,7 @@ class PviFilter(OriginalsJudgedFilter):
                 raise InputError(f"filter 'pvi': the validation table {self.validation} has no column {column!r} "
                                  f"(columns: {', '.join(map(str, frame.columns))}); name it with validation_text= / validation_label=")
         rows = [(t, label) for t, label in zip(frame[self.validation_text], frame[self.validation_label])
-                if isinstance(t, str) and t.strip() and not is_missing(label) and self._judge.column(label) >= 0]
+                if isinstance(t, str) and t.strip() and not is_missing_label(label) and self._judge.column(label) >= 0]
         if not rows:
             raise InputError(f"filter 'pvi': the validation table {self.validation} has no row with a text and one of the run's labels")
         return [t for t, _ in rows], [label for _, label in rows]
@@ -175,7 +175,7 @@ class PviFilter(OriginalsJudgedFilter):
         """PVI of each row of ``probabilities`` for its label (NaN for a missing or unknown label)."""
         import numpy as np
 
-        columns = np.array([-1 if is_missing(label) else self._judge.column(label) for label in labels], dtype=np.int64)
+        columns = np.array([-1 if is_missing_label(label) else self._judge.column(label) for label in labels], dtype=np.int64)
         known = columns >= 0
         out = np.full(len(columns), np.nan)
         rows = np.flatnonzero(known)
@@ -195,10 +195,10 @@ class PviFilter(OriginalsJudgedFilter):
 
     def _threshold(self, label: Any) -> float:
         overall, per_label = self._thresholds
-        return per_label.get(self._judge.column(label), overall) if not is_missing(label) else overall
+        return per_label.get(self._judge.column(label), overall) if not is_missing_label(label) else overall
 
     def _why(self, value: float, threshold: float, label: Any) -> str:
-        if self.quantile is None:
+        if self.quantile is None or threshold == self.min:  # min alone, or min above the quantile
             return f"PVI {value:.2f} bits below min={threshold:g} for label {label!r}"
         rows = "validation rows" if self.validation else "originals (cross-fitted)"
         scope = f"of label {label!r}" if self.per_label and self._judge.column(label) in self._thresholds[1] else "of all labels"
