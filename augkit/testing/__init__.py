@@ -5,7 +5,8 @@ translation models that load like a local opus-mt copy; :func:`opus_mt_shape` gi
 arguments for a full-size one (benchmarks). :func:`build_t5_model` writes a random T5 (the
 FAQ paraphraser's architecture; ParaMac's infiller with sentinels), :func:`t5_base_shape`
 its real size. :func:`build_bert_masked_lm`, :func:`build_gpt2_causal_lm`
-and :func:`build_pair_classifier` write a random masked LM, causal LM and MNLI-style pair
+and :func:`build_pair_classifier` write a random masked LM,
+(:func:`build_roberta_masked_lm`: a RoBERTa one, with byte-level BPE), causal LM and MNLI-style pair
 classifier with tokenizers trained on the fly; :func:`bert_base_shape` and
 :func:`gpt2_small_shape` give their real sizes. :func:`run_command` runs an ``augkit`` command
 line in the test's process and returns its exit code (:func:`run_command_captured`, with what it
@@ -24,6 +25,7 @@ from augkit.testing.chat import build_chat_model
 from augkit.testing.commands import run_command, run_command_captured
 from augkit.testing.gpt2 import build_gpt2_causal_lm, gpt2_small_shape
 from augkit.testing.marian import build_marian_model, build_marian_pair, opus_mt_shape
+from augkit.testing.roberta import build_roberta_masked_lm
 from augkit.testing.t5 import build_t5_model, t5_base_shape
 from augkit.testing.web_tabs import tab_context
 
@@ -35,6 +37,7 @@ __all__ = [
     "build_marian_model",
     "build_marian_pair",
     "build_pair_classifier",
+    "build_roberta_masked_lm",
     "build_t5_model",
     "gpt2_small_shape",
     "opus_mt_shape",

@@ -4,7 +4,8 @@ Each eligible word of a keyword is masked in its sentence, one word at a time, a
 masked LM's prediction of rank ``substitute_rank`` (2: the paper's "second prediction of
 beam search", the first being most often the word itself) replaces it, unless WordNet says
 it must not: an antonym of the word ("large" -> "small", appendix B), a form of the word
-itself, a stop word or a word piece. With ``check="synonym"`` the prediction must instead be
+itself, a stop word, a number or a word piece (augkit-eda's
+:class:`~augkit_eda.substitutes.SubstituteRules`, shared with the ``contextual`` method). With ``check="synonym"`` the prediction must instead be
 one of the word's WordNet lemma names (what the authors' released code does). A refused
 prediction leaves the word as it was. Words are eligible by part of speech: adjectives,
 adverbs and verbs (the released code's choice; nouns carry what a sentence is about and
@@ -18,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from augkit_eda.substitutes import AUXILIARIES
+
 from augkit.plugin import split_words
 from augkit_paramac.keywords import NEGATIONS
 
@@ -25,14 +28,8 @@ from augkit_paramac.keywords import NEGATIONS
 ELIGIBLE_TAGS = frozenset({"JJ", "JJR", "JJS", "RB", "RBR", "RBS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ"})
 #: ... and common nouns when ``nouns=True`` (proper nouns never: names do not have synonyms).
 NOUN_TAGS = frozenset({"NN", "NNS"})
-#: Shortest substitute: single letters ("x", "s") are word pieces or symbols, not words.
-MIN_LETTERS = 2
 #: Acceptance rules for a prediction (see the module docstring).
 CHECKS = ("antonym", "synonym")
-#: Forms of be/have/do and modals: their "substitutes" change tense or mood, never wording.
-AUXILIARIES = frozenset(
-    "be is am are was were been being have has had having do does did doing will would shall should can could may might must".split()
-)
 
 
 @dataclass(frozen=True)
@@ -69,28 +66,26 @@ def substitution_slots(text: str, row: int, keyword_spans: Sequence[tuple[int, i
 
 
 class SubstituteCheck:
-    """Whether a masked LM's prediction may replace a word (see the module docstring)."""
+    """Whether a masked LM's prediction may replace a word (see the module docstring):
+    augkit-eda's :class:`~augkit_eda.substitutes.SubstituteRules` (word pieces, stop words,
+    auxiliaries, negations, numbers, forms of the word, antonyms), or with
+    ``check="synonym"`` the rules without the antonym test and a WordNet lemma name of the word."""
 
     def __init__(self, lexicon: Any, stop_words: frozenset[str], check: str = "antonym"):
+        from augkit_eda.substitutes import SubstituteRules
+
         self.lexicon = lexicon
         self.stop_words = stop_words
         self.check = check
+        self._rules = SubstituteRules(stop_words, lexicon)
 
     def accepts(self, word: str, prediction: str) -> bool:
-        low, predicted = word.lower(), prediction.lower()
-        if (not predicted.isalpha() or len(predicted) < MIN_LETTERS or predicted in self.stop_words
-                or predicted in AUXILIARIES or predicted in NEGATIONS):
-            return False  # word pieces ("##ly"), punctuation, numbers, single letters, function words, negations
-        if predicted == low or self._same_word(low, predicted):
-            return False
-        if self.check == "synonym":
-            names = {name.lower().replace("_", " ") for name in self.lexicon.lemma_names(low)}
-            return predicted in names
-        return not self.lexicon.is_antonym(low, predicted)
+        from augkit_eda.substitutes import ANTONYM
 
-    def _same_word(self, word: str, other: str) -> bool:
-        """Forms of one lemma ("large"/"larger", "run"/"ran")."""
-        for pos in ("n", "v", "a", "r"):
-            if set(self.lexicon.base_forms(word, pos)) & set(self.lexicon.base_forms(other, pos)):
-                return True
-        return False
+        reason = self._rules.refusal(word, prediction)
+        if self.check == "synonym":
+            if reason is not None and reason != ANTONYM:
+                return False
+            names = {name.lower().replace("_", " ") for name in self.lexicon.lemma_names(word.lower())}
+            return prediction.lower() in names
+        return reason is None
