@@ -762,6 +762,7 @@ BUILT_IN_METHODS: dict[str, Callable[[Callable[[str], Any]], dict]] = {
     "faq": lambda get: {"generator": str(get("tiny_t5")), "max_new_tokens": 12, "device": "cpu"},
     "paramac": lambda get: dict(get("paramac_params")),
     "pointer": lambda get: {"insertion_model": str(get("tiny_insertion_model")), "max_stages": 2},
+    "contextual": lambda get: {"model": str(get("tiny_masked_lm")), "device": "cpu"},
     "erap": lambda get: {"sample_from": "backtranslation", "num_return": 2, "oracle": str(get("tiny_pair_classifier")),
                          "similarity_model": get("tiny_encoder_dir"), "device": "cpu"},
     "llm_paraphrase": lambda get: get("llm_params"),

@@ -33,7 +33,8 @@ def add_tune_parser(commands: argparse._SubParsersAction) -> None:
                       help=f"job folder: settings, runs, ranking.csv, summary.md (default: DATA's name + {JOB_SUFFIX} "
                       "in the current folder)")
     tune.add_argument("-m", "--methods", nargs="+", default=None, metavar="PIPELINE",
-                      help="pipelines to try (default: " + " ".join(repr(p) for p in DEFAULT_PIPELINES) + ")")
+                      help="pipelines to try (default: " + " ".join(repr(p) for p in DEFAULT_PIPELINES) + ", and 'contextual' "
+                      "where its masked LM loads without a download)")
     tune.add_argument("-n", nargs="+", type=int, default=None, metavar="N",
                       help=f"augmentations per row to try (default: {' '.join(map(str, DEFAULT_N))})")
     tune.add_argument("--weights", nargs="+", type=float, default=None, metavar="W",

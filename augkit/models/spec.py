@@ -114,3 +114,16 @@ def _packaged_model_dir(name: str) -> str | None:
         return None
     locate: Callable[[], object] = getattr(module, function)
     return str(locate())
+
+
+def model_at_hand(spec: str | os.PathLike | ModelSpec) -> bool:
+    """Whether ``spec`` loads without a download: a folder (given, under ``$AUGKIT_MODEL_DIR``
+    or shipped by a package) or a hub id already in the local Hugging Face cache. Never
+    touches the network: for defaults that add a method only where its model is present
+    (``augkit tune``'s search space, the few-shot benchmark's methods)."""
+    from augkit.models.hub_access import in_hub_cache
+
+    source = resolve_model_source(spec)
+    if source.local:
+        return Path(source.location).is_dir()
+    return in_hub_cache(source.location, source.revision)

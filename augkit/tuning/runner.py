@@ -31,11 +31,11 @@ from augkit.tuning.resolution import too_coarse
 from augkit.tuning.space import (
     BASELINE,
     DEFAULT_N,
-    DEFAULT_PIPELINES,
     DEFAULT_TRAININGS,
     DEFAULT_WEIGHTS,
     NONE,
     Configuration,
+    default_pipelines,
     search_space,
 )
 from augkit.tuning.split import ValidationSplit, stratified_split
@@ -113,7 +113,7 @@ def tune(
     text_column: str = "text",
     classifier: str = "logreg",
     encoder: str | None = None,
-    pipelines: Iterable[str] = DEFAULT_PIPELINES,
+    pipelines: Iterable[str] | None = None,
     n: Iterable[int] = DEFAULT_N,
     weights: Iterable[float] = DEFAULT_WEIGHTS,
     trainings: Iterable[str] = DEFAULT_TRAININGS,
@@ -129,7 +129,7 @@ def tune(
     ``text_column`` and ``label_column``) and rank them by validation gain over no
     augmentation.
 
-    ``pipelines`` x ``n`` x ``weights`` x ``trainings`` is the search space (any method or
+    ``pipelines`` (default: :func:`~augkit.tuning.space.default_pipelines`) x ``n`` x ``weights`` x ``trainings`` is the search space (any method or
     pipeline strings; each augmented row weighs ``weight`` in training; ``joint`` trains on
     all rows at once, ``two-stage`` on all rows and then on the originals alone);
     ``classifier`` is the judge (``logreg``, ``tfidf`` or ``finetune``: a recommendation
@@ -149,7 +149,7 @@ def tune(
         raise InvalidParameterError(f"splits must be a whole number >= 1, got {splits!r}")
     if budget is not None and not budget > 0:
         raise InvalidParameterError(f"the budget must be a positive number of minutes, got {budget!r}")
-    configurations = [BASELINE, *search_space(pipelines, n, weights, trainings)]
+    configurations = [BASELINE, *search_space(default_pipelines() if pipelines is None else pipelines, n, weights, trainings)]
     model = make_classifier(classifier, encoder=encoder)
     layouts = [stratified_split(rows.labels, valid_fraction, seed + index) for index in range(splits)]
     expected = {(index, c.label) for index in range(splits) for c in configurations}

@@ -21,6 +21,9 @@ from augkit.errors import InvalidParameterError
 NONE = "none"
 DEFAULT_PIPELINES = ("eda", "aeda", "eda|semantic|label_integrity", "aeda|semantic|label_integrity",
                      "eda|pvi", "aeda|pvi", "eda|consistency")
+#: Added to the default pipelines where its masked LM loads without a download
+#: (:func:`default_pipelines`): issue 38's contextual substitution.
+MODEL_PIPELINES = ("contextual",)
 DEFAULT_N = (2, 4)
 DEFAULT_WEIGHTS = (0.3, 1.0)
 #: How a configuration trains: ``joint`` (originals and augmented rows together) or
@@ -56,6 +59,25 @@ class Configuration:
 
 
 BASELINE = Configuration(None)
+
+
+def default_pipelines() -> tuple[str, ...]:
+    """:data:`DEFAULT_PIPELINES`, plus each of :data:`MODEL_PIPELINES` whose plugin is
+    installed and whose default model is at hand (a folder, ``$AUGKIT_MODEL_DIR`` or the
+    Hugging Face cache): a search never starts a download of its own."""
+    from augkit.models import model_at_hand
+    from augkit.registry.discovery import get_registry
+
+    registry = get_registry()
+    found = []
+    for method in MODEL_PIPELINES:
+        try:
+            needs = registry.create_augmenter(method, {}).required_models()
+        except Exception:  # not installed, or its plugin failed to load (the registry has said so)
+            continue
+        if all(need.model is None or model_at_hand(need.model) for need in needs):
+            found.append(method)
+    return DEFAULT_PIPELINES + tuple(found)
 
 
 def search_space(pipelines: Iterable[str] = DEFAULT_PIPELINES, ns: Iterable[int] = DEFAULT_N,

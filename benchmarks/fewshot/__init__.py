@@ -26,17 +26,18 @@ DEFAULT_METHODS = (
     "nlpaug:swap",
 )
 
-#: The method run with the paper's models (seed 000): added to the defaults when they are at
-#: hand (:func:`default_methods`).
-PARAMAC = "paramac"
+#: Methods added to the defaults when their models load without a download (a folder,
+#: ``$AUGKIT_MODEL_DIR`` or the Hugging Face cache): worth a row wherever their models are,
+#: and a download of several GB where they are not (:func:`default_methods`).
+PARAMAC = "paramac"  # seed 000, with the paper's four models
+CONTEXTUAL = "contextual"  # issue 38: masked-LM substitution, distilroberta-base
 
 
 def default_methods() -> tuple[str, ...]:
-    """:data:`DEFAULT_METHODS`, plus ``paramac`` when augkit-paramac is installed and its four
-    default models load without a download (a folder, ``$AUGKIT_MODEL_DIR`` or the Hugging
-    Face cache): ParaMac is worth a row wherever a real generator is, and costs a download
-    of several GB where none is."""
-    return DEFAULT_METHODS + ((PARAMAC,) if _paramac_models_at_hand() else ())
+    """:data:`DEFAULT_METHODS`, plus ``paramac`` and ``contextual`` when their plugin is
+    installed and their default models are at hand (:func:`augkit.models.model_at_hand`)."""
+    return DEFAULT_METHODS + tuple(method for method, at_hand in ((PARAMAC, _paramac_models_at_hand),
+                                                                  (CONTEXTUAL, _contextual_model_at_hand)) if at_hand())
 
 
 def _paramac_models_at_hand() -> bool:
@@ -47,13 +48,18 @@ def _paramac_models_at_hand() -> bool:
             DEFAULT_SEMANTIC_MODEL,
             DEFAULT_SUBSTITUTION_MODEL,
         )
-        from huggingface_hub import try_to_load_from_cache
-
-        from augkit.models import resolve_model_source
     except ImportError:
         return False
-    for model in (DEFAULT_GENERATOR, DEFAULT_SUBSTITUTION_MODEL, DEFAULT_FLUENCY_MODEL, DEFAULT_SEMANTIC_MODEL):
-        source = resolve_model_source(model)
-        if not source.local and not isinstance(try_to_load_from_cache(model, "config.json"), str):
-            return False
-    return True
+    from augkit.models import model_at_hand
+
+    return all(map(model_at_hand, (DEFAULT_GENERATOR, DEFAULT_SUBSTITUTION_MODEL, DEFAULT_FLUENCY_MODEL, DEFAULT_SEMANTIC_MODEL)))
+
+
+def _contextual_model_at_hand() -> bool:
+    try:
+        from augkit_contextual.augmenter import DEFAULT_MODEL
+    except ImportError:
+        return False
+    from augkit.models import model_at_hand
+
+    return model_at_hand(DEFAULT_MODEL)

@@ -227,8 +227,9 @@ def test_end_to_end_and_reproducible(shared_data, tmp_path):
     assert (tmp_path / "first" / "gain.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_paramac_joins_the_default_methods_when_its_models_are_at_hand(tmp_path, monkeypatch):
+def test_paramac_and_contextual_join_the_default_methods_when_their_models_are_at_hand(tmp_path, monkeypatch):
     pytest.importorskip("augkit_paramac")
+    pytest.importorskip("augkit_contextual")
     from benchmarks.fewshot import DEFAULT_METHODS, default_methods
 
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
@@ -237,3 +238,5 @@ def test_paramac_joins_the_default_methods_when_its_models_are_at_hand(tmp_path,
     for name in ("t5-large", "bert-base-uncased", "gpt2", "roberta-large-mnli"):
         (tmp_path / "models" / name).mkdir(parents=True)
     assert default_methods() == (*DEFAULT_METHODS, "paramac")
+    (tmp_path / "models" / "distilroberta-base").mkdir()
+    assert default_methods() == (*DEFAULT_METHODS, "paramac", "contextual")

@@ -345,3 +345,16 @@ def test_the_command_line_tries_both_trainings_and_a_convex_judges_two_stage_sco
     assert all(accuracy[(split, "eda n=2 weight=1 two-stage")] == accuracy[(split, "none")] for split in (0, 1))
     assert run_command(["tune", str(rows_file), "--training", "twostage"]) == 2
     assert "invalid choice: 'twostage'" in capsys.readouterr().err
+
+
+def test_contextual_joins_the_default_space_only_where_its_masked_lm_is_at_hand(tmp_path, monkeypatch):
+    """A search never starts a download: ``contextual`` (distilroberta-base) is tried by
+    default only when the model is a folder under $AUGKIT_MODEL_DIR or in the hub cache."""
+    pytest.importorskip("augkit_contextual")
+    from augkit.tuning.space import DEFAULT_PIPELINES, default_pipelines
+
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    monkeypatch.setenv("AUGKIT_MODEL_DIR", str(tmp_path / "models"))
+    assert default_pipelines() == DEFAULT_PIPELINES
+    (tmp_path / "models" / "distilroberta-base").mkdir(parents=True)
+    assert default_pipelines() == (*DEFAULT_PIPELINES, "contextual")
