@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from augkit_eda.substitutes import SubstituteRules
+from augkit_eda.synonyms import NOUN_PARTICLES
 
 from augkit.plugin import (
     FREE_WORD,
@@ -58,7 +59,8 @@ def starts_sentence(sequence: WordSequence, index: int) -> bool:
 def substitution_slots(text: str, rules: SubstituteRules, protected: RowProtection = ()) -> list[Slot]:
     """The words of ``text`` the model may replace: words of letters that the rules let
     change (no stop word, auxiliary, negation or number word), outside every protected span,
-    and not capitalised inside a sentence ("Google", "Apple Pay": names have no substitutes)."""
+    not before "up" ("top up": a phrasal verb, as EDA's safe synonyms leave it), and not
+    capitalised inside a sentence ("Google", "Apple Pay": names have no substitutes)."""
     sequence = split_words(text)
     owners = span_of_words(sequence, protected) if protected else None
     slots = []
@@ -67,6 +69,8 @@ def substitution_slots(text: str, rules: SubstituteRules, protected: RowProtecti
             continue
         if not rules.replaceable(word):
             continue
+        if index + 1 < len(sequence.words) and sequence.words[index + 1].lower() in NOUN_PARTICLES:
+            continue  # a phrasal verb ("top up", "sign up"): its meaning is not the word's, as EDA's safe rule says
         if not word.islower() and not (starts_sentence(sequence, index) and word[1:].islower()):
             continue  # a name, an acronym or a word in capitals mid-sentence
         slots.append(Slot(index, start, end, word))
