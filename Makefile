@@ -5,9 +5,9 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 NLTK_DATA := $(CURDIR)/.cache/nltk_data
-PACKAGES := -e . -e plugins/augkit-eda -e plugins/augkit-aeda -e plugins/augkit-backtranslation -e plugins/augkit-faq -e plugins/augkit-paramac -e plugins/augkit-pointer -e plugins/augkit-erap -e plugins/augkit-llm -e 'plugins/augkit-nlpaug[vectors]'
+PACKAGES := -e . -e plugins/augkit-eda -e plugins/augkit-aeda -e plugins/augkit-backtranslation -e plugins/augkit-faq -e plugins/augkit-paramac -e plugins/augkit-pointer -e plugins/augkit-contextual -e plugins/augkit-erap -e plugins/augkit-llm -e 'plugins/augkit-nlpaug[vectors]'
 PROJECT_FILES := .ci/constraints.txt pyproject.toml plugins/augkit-eda/pyproject.toml plugins/augkit-aeda/pyproject.toml \
-	plugins/augkit-backtranslation/pyproject.toml plugins/augkit-faq/pyproject.toml plugins/augkit-paramac/pyproject.toml plugins/augkit-pointer/pyproject.toml plugins/augkit-erap/pyproject.toml plugins/augkit-llm/pyproject.toml \
+	plugins/augkit-backtranslation/pyproject.toml plugins/augkit-faq/pyproject.toml plugins/augkit-paramac/pyproject.toml plugins/augkit-pointer/pyproject.toml plugins/augkit-contextual/pyproject.toml plugins/augkit-erap/pyproject.toml plugins/augkit-llm/pyproject.toml \
 	plugins/augkit-nlpaug/pyproject.toml
 
 .PHONY: demo test screenshots bench fewshot setup setup-test wordnet-for-nltk chromium-for-tests clean
