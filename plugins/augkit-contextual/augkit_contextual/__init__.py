@@ -5,3 +5,12 @@ Importing this package loads no model library.
 """
 
 from __future__ import annotations
+
+import augkit
+
+
+@augkit.hookimpl
+def register_training_targets(register):
+    from augkit_contextual import train_cli  # light: no torch, transformers or pandas
+
+    register("contextual", train_cli.add_arguments, train_cli.run, help=train_cli.HELP)  # `augkit train contextual`
