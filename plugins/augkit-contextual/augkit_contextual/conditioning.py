@@ -2,7 +2,7 @@
 one contract between ``augkit train contextual`` and the ``contextual`` method's ``condition="label"``.
 
 A masked LM proposing a word in context proposes what fits the sentence, not what fits its
-class: in "the service was [MASK]" it offers "bad" as readily as "good", and a replacement of
+class: in "the service was [MASK]" it may offer "bad" as readily as "good", and a replacement of
 the wrong polarity turns a positive example into a negative one with a positive label. C-BERT
 conditions the masked LM on the label, so that its proposals stay compatible with it: it
 fine-tunes BERT on the labelled originals with the masked-LM objective, the label given to the

@@ -25,7 +25,7 @@ _SETTING_HELP = {
     "adam_epsilon": ("AdamW epsilon", "transformers' default"),
     "warmup_steps": ("learning-rate warm-up steps", "C-BERT declares a warm-up it never applies"),
     "batch_size": ("rows per device step", "C-BERT"),
-    "epochs": ("passes over the rows", "C-BERT's script; its paper tunes 1 to 50 per dataset"),
+    "epochs": ("passes over the rows", "C-BERT"),
     "gradient_accumulation": ("device steps per optimisation step", ""),
     "max_grad_norm": ("gradient clipping norm, 0 for none", "BERT's clipping"),
     "seed": ("random seed: order of the rows and the tokens masked", "C-BERT"),

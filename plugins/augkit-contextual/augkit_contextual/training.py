@@ -73,8 +73,8 @@ class ContextualSettings(TrainerArgumentsSettings):
     (:class:`augkit.plugin.TrainerArgumentsSettings`).
 
     ``learning_rate`` 5e-5, ``batch_size`` 32, ``epochs`` 10, ``weight_decay`` 0.01 (not on
-    biases and LayerNorm weights) and seed 42 are the script's defaults (the paper tunes the
-    epochs per dataset, between 1 and 50). ``max_length`` 64 is its ``max_seq_length``, in
+    biases and LayerNorm weights) and seed 42 are the script's defaults (it saves a model after
+    every epoch: the epochs are for the user to tune). ``max_length`` 64 is its ``max_seq_length``, in
     tokens with the label prefix and special tokens; longer rows are cut at the end of their
     text (counted). ``mlm_probability`` 0.15 is BERT's share of tokens predicted (C-BERT's
     ``masked_lm_probs``), drawn among the text's tokens only, at least one per row (C-BERT's
