@@ -44,6 +44,10 @@ Parameters
     attribute ``renamed_parameters = {"old": "new"}``; a function's keywords take
     :func:`renamed_keywords`, a command's old flag :class:`RenamedFlag`, a module's old class
     names :func:`renamed_module_names`.
+Inputs
+    :func:`is_missing_label`: the engine's one rule for a label that is not there (None, NaN,
+    pandas' NA, an empty or blank string): such a row is passed through, never a class a
+    label-conditioned step learns (``augkit train contextual`` leaves it out of training).
 Randomness
     :mod:`augkit.seeding`, the one place seeds are derived: every random choice comes from
     the per-row ``random.Random`` augkit passes (:func:`draw_seed` takes a model's int seed
@@ -173,6 +177,7 @@ from augkit.steps.dataset_filter import DatasetFilter
 from augkit.steps.feedback import Rejection, RowFeedback
 from augkit.steps.filter import Filter, check_sources
 from augkit.steps.generated_row import GeneratedRow
+from augkit.steps.inputs import is_missing_label
 from augkit.steps.nested_warnings import n_named_as
 from augkit.steps.params import (
     check_bool,
@@ -321,6 +326,8 @@ __all__ = [
     # parameters
     "RESERVED_PARAMETERS", "RenamedFlag", "check_bool", "check_int", "check_texts", "did_you_mean", "renamed_keywords",
     "renamed_module_names", "unknown_name_message",
+    # inputs
+    "is_missing_label",
     # randomness
     "MODEL_SEED_BITS", "ROW_SEED_BITS", "RowSeeder", "derive", "draw_seed", "generator", "high_bits", "low_bits",
     "resolve_seed", "seeded_torch",

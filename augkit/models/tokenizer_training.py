@@ -91,18 +91,16 @@ def bert_wordpiece_tokenizer(
     )
 
 
-def train_byte_level_bpe(texts: Sequence[str], vocab_size: int, *, padded_vocab_size: int | None = None,
-                         special_tokens: Sequence[str] = (GPT2_END,)) -> Any:
+def train_byte_level_bpe(texts: Sequence[str], vocab_size: int, *, padded_vocab_size: int | None = None) -> Any:
     """A GPT-2-style byte-level BPE ``tokenizers.Tokenizer`` trained on ``texts`` (every
-    byte has a token, so any text round-trips), with ``special_tokens`` as its first ids
-    (GPT-2's ``<|endoftext|>`` by default; RoBERTa's five for a RoBERTa)."""
+    byte has a token, so any text round-trips), ``<|endoftext|>`` its one special token."""
     _check_texts(texts)
     tokenizers = _tokenizers()
     byte_level = tokenizers.pre_tokenizers.ByteLevel
     tokenizer = tokenizers.Tokenizer(tokenizers.models.BPE())
     tokenizer.pre_tokenizer = byte_level(add_prefix_space=False)
     tokenizer.decoder = tokenizers.decoders.ByteLevel()
-    trainer = tokenizers.trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=list(special_tokens), initial_alphabet=byte_level.alphabet())
+    trainer = tokenizers.trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=[GPT2_END], initial_alphabet=byte_level.alphabet())
     tokenizer.train_from_iterator(list(texts), trainer)
     return _padded(tokenizer, padded_vocab_size, "Ġfiller{}")
 

@@ -12,13 +12,14 @@ torch, transformers and tokenizers are imported on first use.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from augkit.errors import MissingDependencyError
-from augkit.models.tokenizer_training import train_byte_level_bpe
 
-#: RoBERTa's special tokens, in the ids its tokenizer gives them (its vocab.json's first five).
+#: RoBERTa's special tokens, with the ids roberta-base gives them (bos 0, pad 1, eos 2, unk 3;
+#: the mask token follows them here, and is its vocabulary's last in roberta-base).
 ROBERTA_SPECIAL = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")
 
 
@@ -35,10 +36,12 @@ def build_roberta_masked_lm(
     seed: int = 0,
     init_std: float = 0.02,
 ) -> Path:
-    """Write a randomly initialised ``RobertaForMaskedLM`` and a ``RobertaTokenizerFast``-like
-    tokenizer (byte-level BPE trained on ``texts``; ``<mask>`` takes the space before it, as
-    RoBERTa's does) to ``folder``; the weights are seeded by ``seed`` inside
-    ``torch.random.fork_rng`` (same arguments, bitwise the same files)."""
+    """Write a randomly initialised ``RobertaForMaskedLM`` and a ``RobertaTokenizerFast`` (byte-level
+    BPE trained on ``texts``, roberta-base's special tokens and post-processing; ``<mask>`` takes
+    the space before it) to ``folder``, as ``save_pretrained`` writes a user's copy.
+    ``max_positions`` is the longest input; the model has two positions more, as RoBERTa's 514
+    for 512 (its positions start after the padding id). Weights are seeded by ``seed`` inside
+    ``torch.random.fork_rng``: same arguments, bitwise the same files."""
     try:
         import tokenizers
         import torch
@@ -46,27 +49,23 @@ def build_roberta_masked_lm(
     except ImportError as error:
         raise MissingDependencyError("building a RoBERTa model needs torch and transformers: pip install 'augkit[models]'") from error
 
-    trained = train_byte_level_bpe(texts, vocab_size, special_tokens=ROBERTA_SPECIAL)
-    trained.add_special_tokens([tokenizers.AddedToken("<mask>", lstrip=True, special=True)])  # " <mask>" is one token
-    start, end = trained.token_to_id("<s>"), trained.token_to_id("</s>")
-    trained.post_processor = tokenizers.processors.RobertaProcessing(("</s>", end), ("<s>", start), add_prefix_space=False)
-    tokenizer = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=trained, bos_token="<s>", eos_token="</s>", sep_token="</s>", cls_token="<s>",
-        unk_token="<unk>", pad_token="<pad>", mask_token=tokenizers.AddedToken("<mask>", lstrip=True),
-        model_max_length=max_positions - 2,
-    )
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    bpe = tokenizers.ByteLevelBPETokenizer()
+    bpe.train_from_iterator(list(texts), vocab_size=vocab_size, special_tokens=list(ROBERTA_SPECIAL), show_progress=False)
+    with tempfile.TemporaryDirectory() as vocabulary:
+        vocab_file, merges_file = bpe.save_model(vocabulary)
+        tokenizer = transformers.RobertaTokenizerFast(vocab_file, merges_file, model_max_length=max_positions)
     config = transformers.RobertaConfig(
         vocab_size=len(tokenizer), hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
-        intermediate_size=intermediate, max_position_embeddings=max_positions + 2, initializer_range=init_std,
-        pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
-        type_vocab_size=1,
+        intermediate_size=intermediate, max_position_embeddings=max_positions + 2, type_vocab_size=1,
+        initializer_range=init_std, pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
     )
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         model = transformers.RobertaForMaskedLM(config)
     model.eval()
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder

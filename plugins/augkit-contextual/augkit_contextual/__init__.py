@@ -15,3 +15,10 @@ __all__ = ["Contextual"]
 @augkit.hookimpl
 def register_augmenters(register):
     register(Contextual)
+
+
+@augkit.hookimpl
+def register_training_targets(register):
+    from augkit_contextual import train_cli  # light: no torch, transformers or pandas
+
+    register("contextual", train_cli.add_arguments, train_cli.run, help=train_cli.HELP)  # `augkit train contextual`

@@ -22,7 +22,13 @@ from augkit.plugin import (
     match_case,
     split_words,
 )
-from augkit_contextual.proposals import DEFAULT_MIN_ZIPF, Proposal, ProposalReader, check_sampling, draw
+from augkit_contextual.proposals import (
+    DEFAULT_MIN_ZIPF,
+    Proposal,
+    ProposalReader,
+    check_sampling,
+    draw,
+)
 from augkit_contextual.slots import Slot, insertion_slots, masked, substitution_slots
 
 #: The masked LM by default: DistilRoBERTa (Sanh et al. 2019), 6 layers distilled from

@@ -6,7 +6,6 @@ what the rules then refuse, and what reaches the output, shows each rule at work
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,11 +13,20 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-import augkit  # noqa: E402
-from augkit.plugin import InputError, InvalidParameterError, ProtectedSpan, split_words  # noqa: E402
 from augkit_contextual.proposals import ProposalReader  # noqa: E402
 from augkit_contextual.slots import Slot, insertion_slots, substitution_slots  # noqa: E402
-from augkit_eda.substitutes import ANTONYM, NEGATION, NOT_A_WORD, NUMBER, SAME_WORD, STOP_WORD, SubstituteRules  # noqa: E402
+from augkit_eda.substitutes import (  # noqa: E402
+    ANTONYM,
+    NEGATION,
+    NOT_A_WORD,
+    NUMBER,
+    SAME_WORD,
+    STOP_WORD,
+    SubstituteRules,
+)
+
+import augkit  # noqa: E402
+from augkit.plugin import InputError, InvalidParameterError, ProtectedSpan, split_words  # noqa: E402
 
 #: A bias that makes a token the likeliest fill of a tiny random model (its logits are near 0).
 FORCED = 30.0
@@ -149,6 +157,7 @@ def test_roberta_proposals_are_whole_words(shared_data, tmp_path, banking_test):
     """Byte-level BPE marks the tokens that begin a word ("Ġcard"); a piece that continues
     one is refused, so every output is the text with whole words changed."""
     import pandas as pd
+
     from augkit.testing import build_roberta_masked_lm
 
     training = pd.read_csv(shared_data / "banking77" / "polyai" / "train.csv")["text"].tolist()[:3000]
