@@ -256,3 +256,21 @@ def test_the_label_a_trained_model_reads_decides_its_fill(tiny_model, slot_rows,
     assert all(margin > 0 for margin in after[CARD_ARRIVAL]), after  # "card" above "phone" after card_arrival
     assert sum(margin < 0 for margin in after[LOST_CARD]) >= 5, after  # "phone" above "card" after lost_or_stolen_card
     assert all(a - b > 1.0 for a, b in zip(after[CARD_ARRIVAL], after[LOST_CARD])), after
+    # and through the method: the held-out texts with "card", every other word protected, the
+    # likeliest accepted proposal ("card" itself is refused) under each label
+    import augkit
+
+    with_card = [SLOT.sub("card", text) for text in texts]
+    others = sorted({word for text in with_card for word in re.findall(r"\w+", text) if word != "card"})
+    phones = {}
+    for label in WORDS:
+        rows = pd.DataFrame({"text": with_card, "category": label})
+        out = augkit.augment(rows, "contextual", n=1, seed=0, label_column="category", model=str(tmp_path / "m"),
+                             condition="label", top_k=1, protect=others, device="cpu")
+        added = out[out["augkit_method"] == "contextual"]["text"]
+        phones[label] = sum(bool(re.search(r"\bphone\b", text)) for text in added)
+    assert phones[LOST_CARD] > phones[CARD_ARRIVAL], phones
+    unknown = pd.DataFrame({"text": with_card[:2], "category": "top_up_failed"})
+    out, report = augkit.augment_with_report(unknown, "contextual", n=1, seed=0, label_column="category",
+                                             model=str(tmp_path / "m"), condition="label", device="cpu")
+    assert len(out) == 2 and "'top_up_failed' is not among the labels the model was trained on" in str(report.summary())
