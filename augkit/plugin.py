@@ -33,7 +33,8 @@ Shared rules and filters
     :data:`DUPLICATE_OF_SOURCE` and :data:`DUPLICATE_OF_EARLIER`), :class:`EditRatioFilter`
     its one edit-ratio rule (``ratio``, ``keeps``), :func:`repetition_loop` its one rule for
     a decoder caught in a loop, :data:`NEGATION_WORDS` its one list of negations and
-    :data:`NUMBER_WORDS` its one table of words naming numbers (word -> value): a method
+    :data:`NUMBER_WORDS` its one table of words naming numbers (word -> value),
+    :data:`DATE_AND_TIME_WORDS` the words naming dates, times and units of time: a method
     reuses them rather than writing its own. :class:`SemanticFilter`, :class:`LabelIntegrityFilter` and :class:`TopKFilter` for
     methods built as a pipeline of their own (the FAQ method, the parabank builder), whose
     :class:`TraceEntry` list says what each step did to each candidate.
@@ -148,7 +149,7 @@ from augkit.filters.dedup import (
 from augkit.filters.edit_ratio import EditRatioFilter
 from augkit.filters.label_integrity import LabelIntegrityFilter
 from augkit.filters.negation import NEGATION_WORDS
-from augkit.filters.number_vocabulary import NUMBER_WORDS
+from augkit.filters.number_vocabulary import DATE_AND_TIME_WORDS, NUMBER_WORDS
 from augkit.filters.repetition import repetition_loop
 from augkit.filters.semantic import SemanticFilter
 from augkit.filters.top_k import TopKFilter
@@ -323,6 +324,7 @@ __all__ = [
     # shared rules and filters
     "DUPLICATE_OF_EARLIER", "DUPLICATE_OF_SOURCE", "EditRatioFilter", "ExactDuplicateFilter",
     "LabelIntegrityFilter", "SemanticFilter", "TopKFilter", "repetition_loop", "NEGATION_WORDS", "NUMBER_WORDS",
+    "DATE_AND_TIME_WORDS",
     # parameters
     "RESERVED_PARAMETERS", "RenamedFlag", "check_bool", "check_int", "check_texts", "did_you_mean", "renamed_keywords",
     "renamed_module_names", "unknown_name_message",

@@ -174,6 +174,13 @@ PARTS_OF_DAY = frozenset({"morning", "afternoon", "evening", "night"})
 DEICTIC = frozenset({"today", "tonight", "tomorrow", "yesterday"})
 
 
+#: Every word that names a date, a time, a unit of time or a vague amount: what a word-level
+#: method must neither replace nor propose ("tomorrow" -> "today", "a week ago" -> "a month
+#: ago" change a slot value). Exported as :data:`augkit.plugin.DATE_AND_TIME_WORDS`.
+DATE_AND_TIME_WORDS = (frozenset(MONTHS) | WEEKDAYS | frozenset(CLOCK_WORDS) | frozenset(TIME_WORDS) | PARTS_OF_DAY
+                       | DEICTIC | frozenset(VAGUE_AMOUNTS))
+
+
 #: Times said two ways, by canonical form.
 SAME_TIMES = {"this night": "this evening"}
 

@@ -235,7 +235,7 @@ def test_unknown_method_suggests_close_names_and_lists_all():
         augkit.augment(pd.DataFrame({"text": ["a b"]}), method="edaa")
     message = str(caught.value)
     assert "unknown method 'edaa'; did you mean 'eda'" in message
-    assert "available: aeda, backtranslation, eda" in message
+    assert "available: aeda, backtranslation, contextual, eda" in message
 
 
 def test_a_filter_named_as_a_method_and_a_method_named_as_a_filter_are_told_apart(banking77_sentences):

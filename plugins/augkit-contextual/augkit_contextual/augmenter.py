@@ -251,7 +251,9 @@ class Contextual(augkit.Augmenter):
             row = rows[i]
             slot = row.slots[s]
             sequence = split_words(row.text)
-            neighbours = tuple(sequence.words[max(0, slot.index - 1) : slot.index + 1]) if slot.word is None else ()
+            # the words beside the slot: an insertion or a substitute may not repeat one ("my card card")
+            after = slot.index + (1 if slot.word is not None else 0)
+            neighbours = tuple(sequence.words[max(0, slot.index - 1) : slot.index]) + tuple(sequence.words[after : after + 1])
             row.proposals[s] = reader.accepted(row_fills[0] if row_fills else [], slot, neighbours, self.top_k,
                                                at_text_start=slot.start == 0, refused=row.refused)
 

@@ -62,8 +62,8 @@ class ProposalReader:
     def accepted(self, fills: Sequence[Fill], slot: Slot, neighbours: tuple[str, ...], top_k: int,
                  at_text_start: bool, refused: Counter | None = None) -> list[Proposal]:
         """The first ``top_k`` fills that are whole words the rules accept for ``slot``,
-        each once, likeliest first. An insertion (``slot.word`` None) may not repeat a form
-        of a ``neighbours`` word ("my card card"). ``refused`` counts the reasons of the
+        each once, likeliest first. No proposal may repeat a form of a ``neighbours`` word
+        (the words beside the slot: "my card card"). ``refused`` counts the reasons of the
         fills refused on the way."""
         found: dict[str, Proposal] = {}
         for fill in fills:
@@ -78,14 +78,15 @@ class ProposalReader:
         return list(found.values())
 
     def refusal(self, word: str, slot: Slot, neighbours: tuple[str, ...] = ()) -> str | None:
-        """Why ``word`` may not fill ``slot`` (the rules of :mod:`augkit_eda.substitutes`, and
-        no capitalised word for a lower-case one), or None."""
+        """Why ``word`` may not fill ``slot`` (the rules of :mod:`augkit_eda.substitutes`, no
+        capitalised word for a lower-case one, no word rarer than ``min_zipf``, no form of a
+        neighbour), or None."""
         if word[:1].isupper() and (slot.word is None or slot.word.islower()):
             return PROPER_NOUN
         reason = self.rules.refusal(slot.word, word)
         if reason is None and self._zipf(word, "en") < self.min_zipf:
             return RARE
-        if reason is None and slot.word is None:
+        if reason is None:
             for neighbour in neighbours:
                 reason = self.rules.refusal(neighbour, word)
                 if reason is not None:

@@ -98,6 +98,7 @@ def test_a_capitalised_first_word_keeps_its_capital(minilm_vocabulary_folder, tm
     ("card", "the", STOP_WORD),
     ("card", "cards", SAME_WORD),
     ("card", "##ing", NOT_A_WORD),
+    ("card", "tomorrow", NUMBER),
 ])
 def test_a_forced_proposal_the_rules_refuse_never_reaches_an_output(minilm_vocabulary_folder, tmp_path, banking_test,
                                                                     word, forced, reason):
@@ -116,9 +117,9 @@ def test_a_forced_proposal_the_rules_refuse_never_reaches_an_output(minilm_vocab
     assert ProposalReader(lm.tokenizer, SubstituteRules()).word_of(forced, False) is None or reason != NOT_A_WORD
 
 
-def test_stop_words_negations_numbers_and_names_are_never_masked(banking_test):
+def test_stop_words_negations_numbers_times_and_names_are_never_masked(banking_test):
     rules = SubstituteRules()
-    text = "I have not received my 2 cards from Google, can you send two? Please top up"
+    text = "I have not received my 2 cards from Google, can you send two tomorrow? Please top up in redmond"
     assert [slot.word for slot in substitution_slots(text, rules)] == ["received", "cards", "send", "Please"]
     assert all(slot.word for slot in substitution_slots(banking_test[0], rules))
 
@@ -177,6 +178,16 @@ def test_roberta_proposals_are_whole_words(shared_data, tmp_path, banking_test):
                     new = [w for i, w in enumerate(words) if words[:i] + words[i + 1:] == source]
                     assert len(words) == len(source) + 1 and new, output
                 assert new and all(w.isalpha() and len(w) >= 2 for w in new), output
+
+
+def test_a_proposal_repeating_a_neighbour_is_refused(minilm_vocabulary_folder, tmp_path, banking_test):
+    """"credit card": "credit" may not become "card" ("card card"), nor "debit" (its WordNet
+    antonym), nor "everybody" (an indefinite pronoun, closed-class like a stop word)."""
+    text = next(t for t in banking_test if "credit card" in t and len(t.split()) < 12)
+    others = [w for w in split_words(text).words if w != "credit"]
+    model = forced_bert(minilm_vocabulary_folder, tmp_path / "m", {"card": FORCED + 20, "debit": FORCED + 15,
+                                                                     "everybody": FORCED + 10, "bank": FORCED})
+    assert contextual([text], n=1, model=model, protect=others, top_k=1)[0] == [text.replace("credit", "bank", 1)]
 
 
 def test_an_insertion_is_a_whole_allowed_word(minilm_vocabulary_folder, tmp_path, banking_test):

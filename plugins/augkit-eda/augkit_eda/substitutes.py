@@ -8,11 +8,16 @@ the ones EDA's safe synonyms follow, so that a rule is written once:
 - **not a word**: word pieces ("##ly"), punctuation, digits and single letters are refused;
 - **stop word**: a function word is never replaced and never proposed ("the" -> "a" changes
   nothing useful; "for" -> "from" changes the meaning), nor an auxiliary or modal ("can" ->
-  "must");
+  "must"), nor an indefinite pronoun ("my card" -> "my everybody");
 - **negation**: a negation is never replaced and never proposed ("I can pay" -> "I never
   pay"), with the core's list of negations (:data:`augkit.plugin.NEGATION_WORDS`);
-- **number**: a word naming a number is never replaced and never proposed ("two cards" ->
-  "three cards"), with the core's number words (:data:`augkit.plugin.NUMBER_WORDS`);
+- **number**: a word naming a number, a date, a time or a unit of time is never replaced and
+  never proposed ("two cards" -> "three cards", "tomorrow" -> "today", "a week ago" -> "a
+  month ago"), with the core's lists (:data:`augkit.plugin.NUMBER_WORDS`,
+  :data:`augkit.plugin.DATE_AND_TIME_WORDS`);
+- **unknown word**: only a word WordNet knows in some part of speech may be replaced: a
+  lower-case name ("redmond", "spotify" in a lower-cased dataset) is not, as it has no
+  substitute;
 - **antonym**: WordNet's antonyms of the word, direct and, for adjectives, through its
   clusters ("large" -> "small", :meth:`augkit_eda.wordnet.WordNetLexicon.is_antonym`);
 - **same word**: a form of the word itself ("card" -> "cards", "pay" -> "paid"): no new wording.
@@ -20,8 +25,9 @@ the ones EDA's safe synonyms follow, so that a rule is written once:
 
 from __future__ import annotations
 
-from augkit.plugin import NEGATION_WORDS, NUMBER_WORDS
+from augkit.plugin import DATE_AND_TIME_WORDS, NEGATION_WORDS, NUMBER_WORDS
 from augkit_eda.stopwords import EDA_STOP_WORDS
+from augkit_eda.synonyms import INDEFINITE_PRONOUNS
 from augkit_eda.wordnet import PARTS_OF_SPEECH, WordNetLexicon, default_lexicon
 
 #: Shortest word proposed: single letters ("x", "s") are word pieces or symbols, not words.
@@ -40,7 +46,7 @@ NUMBER = "number"
 ANTONYM = "antonym"
 SAME_WORD = "same word"
 #: The words no rule lets change or appear, whatever they replace.
-_CLOSED = AUXILIARIES | frozenset(NEGATION_WORDS) | frozenset(NUMBER_WORDS)
+_CLOSED = AUXILIARIES | INDEFINITE_PRONOUNS
 
 
 class SubstituteRules:
@@ -57,9 +63,10 @@ class SubstituteRules:
         self.lexicon = lexicon or default_lexicon()
 
     def replaceable(self, word: str) -> bool:
-        """Whether ``word`` may be replaced at all: a word of letters, not a stop word,
-        auxiliary, negation or number word."""
-        return self._word_refusal(word.lower()) is None
+        """Whether ``word`` may be replaced at all: a word of letters that WordNet knows, not
+        a stop word, auxiliary, negation, number, date or time word."""
+        low = word.lower()
+        return self._word_refusal(low) is None and any(self.lexicon.base_forms(low, pos) for pos in PARTS_OF_SPEECH)
 
     def refusal(self, word: str | None, proposal: str) -> str | None:
         """Why ``proposal`` may not take the place of ``word`` (or, with ``word=None``, be
@@ -87,7 +94,7 @@ class SubstituteRules:
             return NOT_A_WORD
         if low in NEGATION_WORDS:
             return NEGATION
-        if low in NUMBER_WORDS:
+        if low in NUMBER_WORDS or low in DATE_AND_TIME_WORDS:
             return NUMBER
         if low in self.stop_words or low in _CLOSED:
             return STOP_WORD
