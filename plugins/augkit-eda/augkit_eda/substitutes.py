@@ -61,12 +61,15 @@ class SubstituteRules:
     def __init__(self, stop_words: frozenset[str] = EDA_STOP_WORDS, lexicon: WordNetLexicon | None = None):
         self.stop_words = stop_words
         self.lexicon = lexicon or default_lexicon()
+        # Each word's base forms per part of speech, computed once: a masked LM's fills repeat
+        # the same words across slots and rows.
+        self._forms: dict[str, tuple[frozenset[str], ...]] = {}
 
     def replaceable(self, word: str) -> bool:
         """Whether ``word`` may be replaced at all: a word of letters that WordNet knows, not
         a stop word, auxiliary, negation, number, date or time word."""
         low = word.lower()
-        return self._word_refusal(low) is None and any(self.lexicon.base_forms(low, pos) for pos in PARTS_OF_SPEECH)
+        return self._word_refusal(low) is None and any(self._base_forms(low))
 
     def refusal(self, word: str | None, proposal: str) -> str | None:
         """Why ``proposal`` may not take the place of ``word`` (or, with ``word=None``, be
@@ -84,10 +87,13 @@ class SubstituteRules:
 
     def same_word(self, word: str, other: str) -> bool:
         """Whether two lower-case words are forms of one lemma ("large"/"larger", "run"/"ran")."""
-        for pos in PARTS_OF_SPEECH:
-            if set(self.lexicon.base_forms(word, pos)) & set(self.lexicon.base_forms(other, pos)):
-                return True
-        return False
+        return any(mine & theirs for mine, theirs in zip(self._base_forms(word), self._base_forms(other), strict=True))
+
+    def _base_forms(self, word: str) -> tuple[frozenset[str], ...]:
+        found = self._forms.get(word)
+        if found is None:
+            found = self._forms[word] = tuple(frozenset(self.lexicon.base_forms(word, pos)) for pos in PARTS_OF_SPEECH)
+        return found
 
     def _word_refusal(self, low: str) -> str | None:
         if not low.isalpha() or len(low) < MIN_LETTERS:

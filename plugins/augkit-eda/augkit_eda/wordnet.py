@@ -71,6 +71,9 @@ class WordNetLexicon:
         self._cluster_heads: dict[int, list[int]] = {}
         self._cluster_satellites: dict[int, list[int]] = {}
         self._antonym_cache: dict[str, frozenset[str]] = {}
+        # A word's spellings for the antonym test, by word: a masked LM's proposals are
+        # compared with the same few thousand words over and over (issue 38's profile).
+        self._spellings_cache: dict[str, frozenset[str]] = {}
 
     @classmethod
     def from_bytes(cls, payload: bytes) -> WordNetLexicon:
@@ -265,11 +268,14 @@ class WordNetLexicon:
             self._spellings(word) & self.antonyms(other)
         )
 
-    def _spellings(self, word: str) -> set[str]:
+    def _spellings(self, word: str) -> frozenset[str]:
         """``word`` and its base forms in every part of speech, as :meth:`antonyms` spells them."""
-        key = _wordnet_key(word)
-        forms = {key, *(form for pos in PARTS_OF_SPEECH for form in self.base_forms(key, pos))}
-        return {_text_spelling(form) for form in forms}
+        found = self._spellings_cache.get(word)
+        if found is None:
+            key = _wordnet_key(word)
+            forms = {key, *(form for pos in PARTS_OF_SPEECH for form in self.base_forms(key, pos))}
+            found = self._spellings_cache[word] = frozenset(_text_spelling(form) for form in forms)
+        return found
 
     def _indirect_antonyms(self, key: str) -> set[str]:
         """The adjective part of :meth:`antonyms`, before synonyms are left out."""
