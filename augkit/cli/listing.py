@@ -16,6 +16,9 @@ SCORES_WIDTH = 24
 
 def add_list_parser(commands) -> None:
     listing = commands.add_parser("list", help="list installed methods, filters and plugin commands")
+    listing.add_argument("--all", action="store_true", dest="show_all",
+                         help="also list the methods and filters of augkit's own plugins that are not installed, "
+                              "with the command that installs each")
     listing.set_defaults(augkit_handler=list_installed)
 
 
@@ -38,9 +41,22 @@ def list_installed(args: argparse.Namespace) -> int:
         header = (title, "PLUGIN", "VERSION", *(["SCORES"] if with_scores else []), "DESCRIPTION")
         print("\n".join(table_lines([header, *rows], width, list_columns={3: SCORES_WIDTH} if with_scores else None)))
         print()
+    if getattr(args, "show_all", False):
+        print("\n".join(table_lines([("NOT INSTALLED", "KIND", "PLUGIN", "INSTALL"), *not_installed_rows(registry)], width)))
+        print()
     for problem in registry.problems:
         print(f"skipped: {problem}", file=sys.stderr)
     return EXIT_OK
+
+
+def not_installed_rows(registry) -> list[tuple[str, str, str, str]]:
+    """The methods and filters of augkit's own plugins that are not registered here, each with
+    its distribution and the command that installs it."""
+    from augkit.registry.known import KNOWN_STEPS
+
+    registered = {"method": registry.methods, "filter": registry.filters}
+    return [(name, known.kind, known.distribution, known.install) for name, known in sorted(KNOWN_STEPS.items())
+            if name not in registered[known.kind]]
 
 
 def scores_added(cls: type, kind: str) -> tuple[str, ...]:

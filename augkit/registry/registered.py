@@ -192,6 +192,11 @@ def _lookup(table: Mapping[str, Registered], name: str, kind: str) -> Registered
         raise UnknownMethodError(f"{kind} must be a name (str), got {type(name).__name__}")
     if name in table:
         return table[name]
+    from augkit.registry.known import not_installed_message
+
+    missing = not_installed_message(name, kind)
+    if missing is not None:
+        raise UnknownMethodError(f"{missing} (installed {kind}s: {', '.join(sorted(table)) or '(none)'})")
     raise UnknownMethodError(unknown_name_message(kind, name, list(table), listing="available"))
 
 

@@ -1,0 +1,68 @@
+"""Asking for a method or filter of augkit's own plugins that is not installed says which
+distribution provides it and the extra that installs it; ``augkit list --all`` lists them."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import augkit
+from augkit.errors import UnknownMethodError
+from augkit.registry.known import KNOWN_STEPS
+from augkit.registry.registered import Registry
+from augkit.testing import run_command_captured
+from conftest import registered_built_in_methods
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_table_is_what_the_repositorys_plugins_register():
+    registry = augkit.get_registry()
+    ours = {folder.name for folder in (REPO / "plugins").iterdir() if folder.is_dir()}
+    registered = {name: ("method", entry.plugin.distribution) for name, entry in registry.methods.items()}
+    registered |= {name: ("filter", entry.plugin.distribution) for name, entry in registry.filters.items()}
+    from_plugins = {name: kind for name, kind in registered.items() if kind[1] in ours}
+    assert {name: (known.kind, known.distribution) for name, known in KNOWN_STEPS.items()} == from_plugins
+    assert {name for name, known in KNOWN_STEPS.items() if known.kind == "method"} == registered_built_in_methods()
+
+
+def test_each_extra_installs_its_distribution():
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    for known in KNOWN_STEPS.values():
+        assert any(requirement.startswith(known.distribution + ">=") for requirement in extras[known.extra]), known
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN_STEPS))
+def test_a_missing_built_in_step_names_its_distribution_and_extra(name):
+    known = KNOWN_STEPS[name]
+    empty = Registry()
+    lookup = empty.method if known.kind == "method" else empty.filter
+    with pytest.raises(UnknownMethodError) as caught:
+        lookup(name)
+    assert str(caught.value).startswith(
+        f"{known.kind} {name!r} is provided by {known.distribution}, which is not installed: "
+        f"pip install 'augkit[{known.extra}]'")
+
+
+def test_an_unknown_name_still_suggests_close_ones():
+    with pytest.raises(UnknownMethodError, match=r"did you mean 'eda'"):
+        augkit.get_registry().method("edaa")
+
+
+def test_list_all_shows_what_is_not_installed(monkeypatch):
+    import augkit.registry.discovery as discovery
+
+    installed = run_command_captured(["list", "--all"])
+    assert installed.returncode == 0
+    not_installed = installed.stdout.split("NOT INSTALLED", 1)[1]
+    assert "pip install" not in not_installed  # every plugin of the repository is installed here
+    registry = augkit.get_registry()
+    without = Registry(methods={k: v for k, v in registry.methods.items() if v.plugin.distribution != "augkit-paramac"},
+                       filters=dict(registry.filters))
+    monkeypatch.setattr(discovery, "get_registry", lambda: without)
+    shown = run_command_captured(["list", "--all"])
+    rows = [line.split() for line in shown.stdout.split("NOT INSTALLED", 1)[1].splitlines() if line.strip()]
+    assert ["paramac", "method", "augkit-paramac", "pip", "install", "'augkit[paramac]'"] in rows
+    assert len([row for row in rows if "pip" in row]) == 1
