@@ -22,7 +22,8 @@ def build_parser(context: CommandContext) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="augkit", description="Text data augmentation for labelled datasets."
     )
-    parser.add_argument("--version", action="version", version=f"augkit {__version__}")
+    parser.add_argument("--version", action=_VersionAction, nargs=0,
+                        help="show augkit's version and each installed plugin's, and exit")
     # "augkit_"-prefixed destinations cannot clash with a plugin command's own arguments.
     commands = parser.add_subparsers(dest="augkit_command", metavar="COMMAND")
 
@@ -44,3 +45,27 @@ def _add_serve_parser(commands) -> None:
     parser = commands.add_parser("serve", help=serve.HELP)
     serve.add_arguments(parser)
     parser.set_defaults(augkit_handler=serve.run)
+
+
+class _VersionAction(argparse.Action):
+    """``augkit --version``: augkit's version, then each installed plugin distribution's (read
+    when asked, so that the parser itself loads no plugin)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.exit(message=version_text() + "\n")
+
+
+def version_text() -> str:
+    """``augkit 0.1.0`` and a line per plugin distribution: ``  augkit-eda 0.1.0 (eda)``."""
+    from augkit.registry.discovery import get_registry
+
+    registry = get_registry()
+    plugins: dict[tuple[str, str], set[str]] = {}
+    for table in (registry.methods, registry.filters, registry.commands, registry.training_targets):
+        for name, entry in table.items():
+            if entry.plugin.distribution != "augkit":
+                plugins.setdefault((entry.plugin.distribution, entry.plugin.version), set()).add(name)
+    lines = [f"augkit {__version__}"]
+    lines += [f"  {distribution} {version} ({', '.join(sorted(names)[:4])}{', ...' if len(names) > 4 else ''})"
+              for (distribution, version), names in sorted(plugins.items())]
+    return "\n".join(lines)

@@ -1,0 +1,46 @@
+"""One version for the project: augkit's and every plugin's; ``augkit --version`` shows them;
+the typed public API is marked (PEP 561) and the changelog starts at that version."""
+
+from __future__ import annotations
+
+import importlib.resources
+import tomllib
+from pathlib import Path
+
+import augkit
+from augkit.testing import run_command_captured
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _project(pyproject: Path) -> dict:
+    return tomllib.loads(pyproject.read_text(encoding="utf-8"))
+
+
+def test_every_plugin_has_augkits_version():
+    plugins = sorted((REPO / "plugins").glob("*/pyproject.toml"))
+    assert len(plugins) >= 10
+    for pyproject in plugins:
+        assert _project(pyproject)["project"]["version"] == augkit.__version__, pyproject
+
+
+def test_version_shows_augkit_and_each_installed_plugin():
+    shown = run_command_captured(["--version"])
+    assert shown.returncode == 0
+    lines = shown.stdout.splitlines()
+    assert lines[0] == f"augkit {augkit.__version__}"
+    registry = augkit.get_registry()
+    distributions = {entry.plugin.distribution for entry in registry.methods.values()} - {"augkit"}
+    for distribution in distributions:
+        assert any(line.startswith(f"  {distribution} {augkit.__version__} (") for line in lines[1:]), distribution
+    assert "  augkit-eda 0.1.0 (eda)" in lines
+
+
+def test_the_public_api_is_marked_typed_and_shipped():
+    assert (importlib.resources.files("augkit") / "py.typed").is_file()
+    assert "py.typed" in _project(REPO / "pyproject.toml")["tool"]["setuptools"]["package-data"]["augkit"]
+
+
+def test_the_changelog_starts_at_the_current_version():
+    changelog = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert f"## {augkit.__version__}" in changelog
