@@ -52,7 +52,8 @@ class _VersionAction(argparse.Action):
     when asked, so that the parser itself loads no plugin)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        parser.exit(message=version_text() + "\n")
+        print(version_text())  # to stdout, as argparse's own version action prints
+        parser.exit()
 
 
 def version_text() -> str:
