@@ -56,7 +56,7 @@ Randomness
     seed and a salt naming the use; :func:`seeded_torch` seeds torch for one generation.
 Text
     :func:`split_words` gives a :class:`WordSequence` (words and the text between them),
-    :func:`join_words` rejoins it unchanged; :func:`delete_words`, :func:`insert_word`,
+    :func:`word_offsets` each word's character span, :func:`join_words` rejoins it unchanged; :func:`delete_words`, :func:`insert_word`,
     :func:`insert_before_word` and :func:`match_case` edit it.
 Protected spans
     ``context.protected[i]`` (a :class:`BatchContext` field) holds row ``i``'s
@@ -198,6 +198,7 @@ from augkit.text import (
     match_case,
     spacing_key,
     split_words,
+    word_offsets,
 )
 
 #: Names loaded on first access, with the module each comes from: the model runtime (torch
@@ -338,7 +339,7 @@ __all__ = [
     "splits_a_span",
     # text
     "WordSequence", "delete_words", "insert_before_word", "insert_word", "join_words", "match_case", "spacing_key",
-    "split_words",
+    "split_words", "word_offsets",
     # loaded on first access
     *_LAZY,
 ]

@@ -127,6 +127,22 @@ def split_words(text: str) -> WordSequence:
     return WordSequence(parts[1::2], parts[0::2])
 
 
+def word_offsets(sequence: WordSequence) -> list[tuple[int, int]]:
+    """The character span ``(start, end)`` of each word of ``sequence`` in the text it was
+    split from.
+
+    >>> word_offsets(split_words("Hi, I'm here"))
+    [(0, 2), (4, 7), (8, 12)]
+    """
+    offsets = []
+    position = 0
+    for glue, word in zip(sequence.glue, sequence.words):
+        start = position + len(glue)
+        position = start + len(word)
+        offsets.append((start, position))
+    return offsets
+
+
 def join_words(sequence: WordSequence) -> str:
     """Rebuild the text: glue, word, glue, ..., word, glue."""
     parts = [""] * (2 * len(sequence.words) + 1)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from augkit.steps.protected_spans import RowProtection
-from augkit.text import WordSequence
+from augkit.text import WordSequence, word_offsets
 
 #: What :func:`span_of_words` gives a word no span covers.
 FREE = -1
@@ -24,12 +24,8 @@ def span_of_words(sequence: WordSequence, spans: RowProtection) -> list[int]:
     owners = [FREE] * len(sequence.words)
     if not spans:
         return owners
-    position = 0
     current = 0
-    for index, (glue, word) in enumerate(zip(sequence.glue, sequence.words)):
-        start = position + len(glue)
-        end = start + len(word)
-        position = end
+    for index, (start, end) in enumerate(word_offsets(sequence)):
         while current < len(spans) and spans[current].end <= start:
             current += 1
         if current < len(spans) and spans[current].start < end:

@@ -21,6 +21,7 @@ from augkit.plugin import (
     span_of_words,
     split_words,
     splits_a_span,
+    word_offsets,
 )
 
 #: Glue that ends a sentence: the word after it starts a sentence and may be capitalised
@@ -39,16 +40,6 @@ class Slot:
     start: int
     end: int
     word: str | None
-
-
-def word_offsets(sequence: WordSequence) -> list[tuple[int, int]]:
-    """The character span of each word of ``sequence`` in the text it was split from."""
-    offsets = []
-    position = len(sequence.glue[0])
-    for index, word in enumerate(sequence.words):
-        offsets.append((position, position + len(word)))
-        position += len(word) + len(sequence.glue[index + 1])
-    return offsets
 
 
 def starts_sentence(sequence: WordSequence, index: int) -> bool:
@@ -109,10 +100,6 @@ def masked(text: str, slot: Slot, mask_token: str) -> str:
     """
     if slot.word is not None:
         return text[: slot.start] + mask_token + text[slot.end :]
-    return _inserted(text, slot, mask_token)
-
-
-def _inserted(text: str, slot: Slot, mask_token: str) -> str:
     before, after = text[: slot.start], text[slot.start :]
     if after[:1].isalnum() or after[:1] in "'’_":  # before a word: "I [MASK] lost"
         return f"{before}{mask_token} {after}"

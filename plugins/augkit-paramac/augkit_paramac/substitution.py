@@ -21,7 +21,7 @@ from typing import Any
 
 from augkit_eda.substitutes import AUXILIARIES
 
-from augkit.plugin import split_words
+from augkit.plugin import split_words, word_offsets
 from augkit_paramac.keywords import NEGATIONS
 
 #: Penn tags of the words substituted: adjectives, adverbs and verbs.
@@ -51,10 +51,7 @@ def substitution_slots(text: str, row: int, keyword_spans: Sequence[tuple[int, i
     eligible = ELIGIBLE_TAGS | NOUN_TAGS if nouns else ELIGIBLE_TAGS
     sequence = split_words(text)
     slots: list[WordSlot] = []
-    position = len(sequence.glue[0])
-    for index, word in enumerate(sequence.words):
-        start, end = position, position + len(word)
-        position = end + len(sequence.glue[index + 1])
+    for index, (word, (start, end)) in enumerate(zip(sequence.words, word_offsets(sequence), strict=True)):
         if (tags[index] not in eligible or not word.isalpha() or word.lower() in AUXILIARIES
                 or word.lower() in NEGATIONS):
             continue
