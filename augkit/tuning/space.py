@@ -62,22 +62,28 @@ BASELINE = Configuration(None)
 
 
 def default_pipelines() -> tuple[str, ...]:
-    """:data:`DEFAULT_PIPELINES`, plus each of :data:`MODEL_PIPELINES` whose plugin is
-    installed and whose default model is at hand (a folder, ``$AUGKIT_MODEL_DIR`` or the
-    Hugging Face cache): a search never starts a download of its own."""
+    """:data:`DEFAULT_PIPELINES`, plus each of :data:`MODEL_PIPELINES` that is
+    :func:`methods_at_hand`: a search never starts a download of its own."""
+    return DEFAULT_PIPELINES + methods_at_hand(MODEL_PIPELINES)
+
+
+def methods_at_hand(methods: Iterable[str]) -> tuple[str, ...]:
+    """The ``methods`` whose plugin is installed and whose every model, with its default
+    parameters, loads without a download (:func:`augkit.models.model_at_hand`: a folder,
+    ``$AUGKIT_MODEL_DIR`` or the Hugging Face cache); for defaults that add a model-backed
+    method only where it can run (``augkit tune``, the few-shot benchmark)."""
     from augkit.models import model_at_hand
     from augkit.registry.discovery import get_registry
 
     registry = get_registry()
     found = []
-    for method in MODEL_PIPELINES:
-        try:
-            needs = registry.create_augmenter(method, {}).required_models()
-        except Exception:  # not installed, or its plugin failed to load (the registry has said so)
+    for method in methods:
+        if method not in registry.methods:
             continue
+        needs = registry.create_augmenter(method, {}).required_models()
         if all(need.model is None or model_at_hand(need.model) for need in needs):
             found.append(method)
-    return DEFAULT_PIPELINES + tuple(found)
+    return tuple(found)
 
 
 def search_space(pipelines: Iterable[str] = DEFAULT_PIPELINES, ns: Iterable[int] = DEFAULT_N,

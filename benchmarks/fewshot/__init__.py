@@ -35,31 +35,7 @@ CONTEXTUAL = "contextual"  # issue 38: masked-LM substitution, distilroberta-bas
 
 def default_methods() -> tuple[str, ...]:
     """:data:`DEFAULT_METHODS`, plus ``paramac`` and ``contextual`` when their plugin is
-    installed and their default models are at hand (:func:`augkit.models.model_at_hand`)."""
-    return DEFAULT_METHODS + tuple(method for method, at_hand in ((PARAMAC, _paramac_models_at_hand),
-                                                                  (CONTEXTUAL, _contextual_model_at_hand)) if at_hand())
+    installed and their default models are at hand (:func:`augkit.tuning.space.methods_at_hand`)."""
+    from augkit.tuning.space import methods_at_hand
 
-
-def _paramac_models_at_hand() -> bool:
-    try:
-        from augkit_paramac.augmenter import (
-            DEFAULT_FLUENCY_MODEL,
-            DEFAULT_GENERATOR,
-            DEFAULT_SEMANTIC_MODEL,
-            DEFAULT_SUBSTITUTION_MODEL,
-        )
-    except ImportError:
-        return False
-    from augkit.models import model_at_hand
-
-    return all(map(model_at_hand, (DEFAULT_GENERATOR, DEFAULT_SUBSTITUTION_MODEL, DEFAULT_FLUENCY_MODEL, DEFAULT_SEMANTIC_MODEL)))
-
-
-def _contextual_model_at_hand() -> bool:
-    try:
-        from augkit_contextual.augmenter import DEFAULT_MODEL
-    except ImportError:
-        return False
-    from augkit.models import model_at_hand
-
-    return model_at_hand(DEFAULT_MODEL)
+    return DEFAULT_METHODS + methods_at_hand((PARAMAC, CONTEXTUAL))
