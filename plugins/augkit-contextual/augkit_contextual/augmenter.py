@@ -49,9 +49,6 @@ FILLS_PER_PROPOSAL = 5
 #: Extra attempts per missing output, from the slots already proposed for, before a row
 #: returns fewer than ``n`` (short texts have few distinct edits).
 TOP_UP_ATTEMPTS_PER_OUTPUT = 3
-#: Rounds of masking per row: the first masks the words its ``n`` planned outputs change; a
-#: row left short masks its untried words once more.
-MAX_ROUNDS = 2
 ACTIONS = ("substitute", "insert")
 CONDITIONS = ("label",)
 #: Why a row got no output, in the words of the run's summary.
@@ -68,9 +65,10 @@ class _Row:
     """One row's work: its slots, planned outputs and what the model proposed."""
 
     text: str
+    words: list[str]
     rng: random.Random
     slots: list[Slot]
-    prefix: tuple[Any, bool]  # (label, conditioned?)
+    label: Any  # what the model reads before the text (condition="label"), else None
     plans: list[tuple[int, ...]] = field(default_factory=list)
     proposals: dict[int, list[Proposal]] = field(default_factory=dict)
     refused: Counter = field(default_factory=Counter)
@@ -191,43 +189,43 @@ class Contextual(augkit.Augmenter):
             return [[] for _ in texts]
         labels = self._row_labels(texts, context)
         protected = context.protected if context is not None and context.protected is not None else [()] * len(texts)
+        trained = self._labels_trained()
         results: list[Any] = [None] * len(texts)
         rows: dict[int, _Row] = {}
-        for i, (text, rng) in enumerate(zip(texts, rngs, strict=True)):
-            label = labels[i]
-            if label is not None and self._labels_trained() is not None and str(label[0]) not in self._trained_labels:
-                results[i] = GeneratedRow([], reason=UNKNOWN_LABEL.format(label=label[0], model=self.model))
+        for i, (text, rng, label) in enumerate(zip(texts, rngs, labels, strict=True)):
+            if trained is not None and str(label) not in trained:
+                results[i] = GeneratedRow([], reason=UNKNOWN_LABEL.format(label=label, model=self.model))
                 continue
             slots = (substitution_slots(text, self._proposal_reader().rules, protected[i]) if self.action == "substitute"
                      else insertion_slots(text, protected[i]))
             if not slots:
                 results[i] = GeneratedRow([], reason=NO_SLOT[self.action])
                 continue
-            row = rows[i] = _Row(text, rng, slots, label or (None, False))
-            changed = self._changes_per_output(text, len(slots))
+            row = rows[i] = _Row(text, split_words(text).words, rng, slots, label)
+            changed = min(len(slots), max(1, int(self.aug_p * len(row.words))))
             row.plans = [tuple(sorted(rng.sample(range(len(slots)), changed))) for _ in range(n)]
         self._propose(rows, {i: sorted({s for plan in row.plans for s in plan}) for i, row in rows.items()})
+        found = {i: self._outputs(row, n) for i, row in rows.items()}
+        # A row left short masks its untried slots in a second batched pass, and draws again.
         short = {}
         for i, row in rows.items():
             untried = [s for s in range(len(row.slots)) if s not in row.proposals]
-            if untried and len(self._outputs(row, n)) < n:
+            if untried and len(found[i]) < n:
                 short[i] = sorted(row.rng.sample(untried, min(len(untried), n * len(row.plans[0]))))
-        if short and MAX_ROUNDS > 1:
+        if short:
             self._propose(rows, short)
+            found.update({i: self._outputs(rows[i], n) for i in short})
         for i, row in rows.items():
-            found = self._outputs(row, n)
-            results[i] = found if found else GeneratedRow([], reason=self._why_nothing(row))
+            results[i] = found[i] or GeneratedRow([], reason=self._why_nothing(row))
         return results
 
-    def _row_labels(self, texts: list[str], context: BatchContext | None) -> list[tuple[Any, bool] | None]:
+    def _row_labels(self, texts: list[str], context: BatchContext | None) -> Sequence[Any]:
+        """Each row's label when proposals are conditioned on it, else None per row."""
         if self.condition != "label":
             return [None] * len(texts)
         if context is None or context.labels is None:
             raise InputError(_NO_LABELS)
-        return [(label, True) for label in context.labels]
-
-    def _changes_per_output(self, text: str, slots: int) -> int:
-        return min(slots, max(1, int(self.aug_p * len(split_words(text).words))))
+        return context.labels
 
     def _propose(self, rows: dict[int, _Row], wanted: dict[int, list[int]]) -> None:
         """Mask each wanted slot of each row (one input per slot) and keep the proposals the
@@ -241,8 +239,8 @@ class Contextual(augkit.Augmenter):
             row = rows[i]
             for s in slot_indices:
                 text = masked(row.text, row.slots[s], lm.mask_token)
-                if row.prefix[1]:
-                    text = conditioned(row.prefix[0], text, lm.tokenizer.sep_token)[0]
+                if self.condition == "label":
+                    text = conditioned(row.label, text, lm.tokenizer.sep_token)[0]
                 inputs.append(text)
                 owners.append((i, s))
         reads = max(MIN_FILLS_READ, FILLS_PER_PROPOSAL * self.top_k)
@@ -250,10 +248,9 @@ class Contextual(augkit.Augmenter):
         for (i, s), row_fills in zip(owners, fills, strict=True):
             row = rows[i]
             slot = row.slots[s]
-            sequence = split_words(row.text)
             # the words beside the slot: an insertion or a substitute may not repeat one ("my card card")
             after = slot.index + (1 if slot.word is not None else 0)
-            neighbours = tuple(sequence.words[max(0, slot.index - 1) : slot.index]) + tuple(sequence.words[after : after + 1])
+            neighbours = tuple(row.words[max(0, slot.index - 1) : slot.index]) + tuple(row.words[after : after + 1])
             row.proposals[s] = reader.accepted(row_fills[0] if row_fills else [], slot, neighbours, self.top_k,
                                                at_text_start=slot.start == 0, refused=row.refused)
 
@@ -275,7 +272,7 @@ class Contextual(augkit.Augmenter):
 
     def _apply(self, row: _Row, slot_indices: Sequence[int]) -> str:
         """The row's text with a drawn proposal at each slot."""
-        sequence = split_words(row.text)
+        sequence = split_words(row.text)  # a fresh copy to edit
         for s in sorted(slot_indices, key=lambda s: row.slots[s].index, reverse=True):
             slot = row.slots[s]
             word = draw(row.proposals[s], row.rng, self.top_p, self.temperature).word

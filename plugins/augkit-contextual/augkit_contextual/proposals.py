@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from augkit_eda.substitutes import NOT_A_WORD, SubstituteRules
+from augkit_eda.substitutes import NOT_A_WORD, SAME_WORD, SubstituteRules
 
 from augkit.plugin import Fill, InvalidParameterError
 from augkit_contextual.slots import Slot
@@ -86,11 +86,8 @@ class ProposalReader:
         reason = self.rules.refusal(slot.word, word)
         if reason is None and self._zipf(word, "en") < self.min_zipf:
             return RARE
-        if reason is None:
-            for neighbour in neighbours:
-                reason = self.rules.refusal(neighbour, word)
-                if reason is not None:
-                    return reason
+        if reason is None and any(self.rules.same_word(neighbour.lower(), word.lower()) for neighbour in neighbours):
+            return SAME_WORD
         return reason
 
     def word_of(self, token: str, at_text_start: bool) -> str | None:
