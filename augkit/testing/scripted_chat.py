@@ -84,7 +84,8 @@ class RecordedRequest:
     """A request the scripted server received: ``method``, ``path``, ``headers`` (names
     lower-cased), the raw ``body`` and its ``json`` (``None`` when it is not JSON), and when
     it arrived and was answered (``time.monotonic()``; ``answered`` stays ``None`` while the
-    answer is pending, and after it if the client had gone: ``delivered`` says)."""
+    answer is pending and is the moment its first byte was handed to the socket; whether the
+    client was still there to read it, ``delivered`` says)."""
 
     method: str
     path: str
@@ -223,9 +224,10 @@ class _ScriptedHandler(BaseHTTPRequestHandler):
     def _send(self, request: RecordedRequest, answer: ScriptedResponse) -> None:
         body = answer.body
         data = body if isinstance(body, bytes) else body.encode("utf-8") if isinstance(body, str) else json.dumps(body).encode("utf-8")
-        # Marked delivered before the last byte goes out: a client holding the answer may look
-        # at once, before this thread runs again (a race a full test run did lose). A write that
-        # fails takes the mark back.
+        # Marked answered and delivered before the first byte goes out: a client holding the
+        # answer may look at once, before this thread runs again (a race full test runs lost,
+        # once for each mark). A write that fails takes the delivered mark back.
+        request.answered = time.monotonic()
         request.delivered = True
         try:
             self.send_response(answer.status)
@@ -238,7 +240,6 @@ class _ScriptedHandler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (its timeout)
             request.delivered = False
             self.close_connection = True
-        request.answered = time.monotonic()
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
         request = self._record()
