@@ -5,8 +5,8 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 NLTK_DATA := $(CURDIR)/.cache/nltk_data
-PACKAGES := -e . -e plugins/augkit-eda -e plugins/augkit-aeda -e plugins/augkit-backtranslation -e plugins/augkit-faq -e plugins/augkit-paramac -e plugins/augkit-pointer -e plugins/augkit-contextual -e plugins/augkit-erap -e plugins/augkit-llm -e 'plugins/augkit-nlpaug[vectors]'
-PROJECT_FILES := .ci/constraints.txt pyproject.toml plugins/augkit-eda/pyproject.toml plugins/augkit-aeda/pyproject.toml \
+PACKAGES := -e . -e plugins/augkit-backtranslation -e plugins/augkit-faq -e plugins/augkit-paramac -e plugins/augkit-pointer -e plugins/augkit-contextual -e plugins/augkit-erap -e plugins/augkit-llm -e 'plugins/augkit-nlpaug[vectors]'
+PROJECT_FILES := .ci/constraints.txt pyproject.toml \
 	plugins/augkit-backtranslation/pyproject.toml plugins/augkit-faq/pyproject.toml plugins/augkit-paramac/pyproject.toml plugins/augkit-pointer/pyproject.toml plugins/augkit-contextual/pyproject.toml plugins/augkit-erap/pyproject.toml plugins/augkit-llm/pyproject.toml \
 	plugins/augkit-nlpaug/pyproject.toml
 
@@ -52,7 +52,10 @@ $(VENV)/.created:
 	$(BIN)/python -m pip install --quiet --upgrade pip "setuptools>=70.1"
 	touch $@
 
+# augkit-eda and augkit-aeda were distributions of their own before 0.1.0 built them into
+# augkit: a venv made before then would register eda and aeda twice.
 $(VENV)/.runtime: $(VENV)/.created $(PROJECT_FILES)
+	$(BIN)/python -m pip uninstall --yes --quiet augkit-eda augkit-aeda 2>/dev/null || true
 	$(BIN)/python scripts/pip_install.py -c .ci/constraints.txt $(PACKAGES)
 	touch $@
 

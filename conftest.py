@@ -790,13 +790,30 @@ BUILT_IN_METHODS: dict[str, Callable[[Callable[[str], Any]], dict]] = {
 SLOW_METHODS = {"nlpaug.back_translation"}
 
 
+@functools.cache
+def _repository_plugins() -> tuple[frozenset[str], frozenset[str]]:
+    """The distributions under plugins/ (a folder with its own pyproject.toml), and the plugins
+    built into augkit's own distribution (its ``augkit`` entry points but the core's)."""
+    import tomllib
+
+    distributions = frozenset(folder.name for folder in (REPO / "plugins").iterdir() if (folder / "pyproject.toml").is_file())
+    entry_points = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["entry-points"]["augkit"]
+    return distributions, frozenset(name for name in entry_points if name != "augkit")
+
+
+def is_repository_plugin(plugin) -> bool:
+    """Whether a registered plugin (a ``PluginInfo``) is one of this repository's: a
+    distribution under plugins/, or a plugin built into augkit (EDA, AEDA)."""
+    distributions, built_in = _repository_plugins()
+    return plugin.distribution in distributions or (plugin.distribution == "augkit" and plugin.name in built_in)
+
+
 def registered_built_in_methods() -> set[str]:
-    """The methods registered by the plugins in this repository (plugins/<distribution>)."""
+    """The methods registered by the plugins in this repository (plugins/)."""
     import augkit
 
-    ours = {folder.name for folder in (REPO / "plugins").iterdir() if folder.is_dir()}
     registry = augkit.get_registry()
-    return {name for name, entry in registry.methods.items() if entry.plugin.distribution in ours}
+    return {name for name, entry in registry.methods.items() if is_repository_plugin(entry.plugin)}
 
 def wait_until_chunks_done(folder: Path, count: int, process: subprocess.Popen, timeout: float = 120) -> None:
     """Return once ``count`` chunks of the job in ``folder`` are recorded as done; fail when

@@ -1,7 +1,7 @@
 """Discover plugins through the ``augkit`` entry-point group and collect what they register.
 
-Built-in plugins (``augkit-eda``, ``augkit-aeda``, augkit's own filters) are distributions
-with entry points exactly like a third party's. A plugin that fails to import or whose hook
+Built-in plugins (EDA and AEDA, built into the augkit distribution, and augkit's own filters)
+are registered through entry points exactly like a third party's. A plugin that fails to import or whose hook
 raises is reported (warning, and listed by ``augkit list``) and skipped, never fatal.
 """
 

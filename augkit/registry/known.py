@@ -3,9 +3,10 @@ install each: so that asking for one that is not installed says how to get it
 ("'paramac' is provided by augkit-paramac, which is not installed: pip install
 'augkit[paramac]'"), and ``augkit list --all`` shows them.
 
-The plugins stay separate distributions (as llm's and datasette's do): a plugin brings its
-own dependencies (torch, textblob, nlpaug...) only to those who ask for it, and is written
-exactly as a stranger's would be. The core's extras of the same names install them.
+EDA and AEDA are built into the augkit distribution (``pip install augkit`` augments with
+no extra); the other plugins stay separate distributions (as llm's and datasette's do), each
+bringing its own dependencies (torch, transformers, nlpaug...) only to those who ask for it.
+docs/plugin-authors.md says why.
 """
 
 from __future__ import annotations
@@ -16,19 +17,29 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class KnownStep:
     """A step of one of augkit's own plugins: its ``kind`` (method or filter), the
-    ``distribution`` that provides it and the core ``extra`` that installs that."""
+    ``distribution`` that provides it and the core ``extra`` that installs that (None for the
+    plugins built into augkit itself)."""
 
     kind: str
     distribution: str
-    extra: str
+    extra: str | None
 
     @property
     def install(self) -> str:
         """The command that installs it."""
+        if self.extra is None:  # built in: missing only from a damaged install
+            return "pip install --force-reinstall augkit"
         return f"pip install 'augkit[{self.extra}]'"
 
+    @property
+    def provided_by(self) -> str:
+        """Who provides it, as the error for a missing step says it."""
+        if self.extra is None:
+            return "is built into augkit, but is not registered (a damaged install)"
+        return f"is provided by {self.distribution}, which is not installed"
 
-def _steps(distribution: str, extra: str, methods: tuple[str, ...] = (), filters: tuple[str, ...] = ()) -> dict:
+
+def _steps(distribution: str, extra: str | None, methods: tuple[str, ...] = (), filters: tuple[str, ...] = ()) -> dict:
     return {**{name: KnownStep("method", distribution, extra) for name in methods},
             **{name: KnownStep("filter", distribution, extra) for name in filters}}
 
@@ -41,8 +52,7 @@ NLPAUG_METHODS = ("antonym", "back_translation", "contextual", "contextual_sente
 #: Every method and filter of augkit's own plugins (``plugins/`` in the repository); a test
 #: checks this table against what those plugins register.
 KNOWN_STEPS: dict[str, KnownStep] = {
-    **_steps("augkit-eda", "eda", methods=("eda",)),
-    **_steps("augkit-aeda", "aeda", methods=("aeda",)),
+    **_steps("augkit", None, methods=("eda", "aeda")),
     **_steps("augkit-backtranslation", "backtranslation", methods=("backtranslation",)),
     **_steps("augkit-faq", "faq", methods=("faq",)),
     **_steps("augkit-paramac", "paramac", methods=("paramac",)),
@@ -60,4 +70,4 @@ def not_installed_message(name: str, kind: str) -> str | None:
     known = KNOWN_STEPS.get(name)
     if known is None or known.kind != kind:
         return None
-    return f"{kind} {name!r} is provided by {known.distribution}, which is not installed: {known.install}"
+    return f"{kind} {name!r} {known.provided_by}: {known.install}"

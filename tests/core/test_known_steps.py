@@ -13,24 +13,28 @@ from augkit.errors import UnknownMethodError
 from augkit.registry.known import KNOWN_STEPS
 from augkit.registry.registered import Registry
 from augkit.testing import run_command_captured
-from conftest import registered_built_in_methods
+from conftest import is_repository_plugin, registered_built_in_methods
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def test_the_table_is_what_the_repositorys_plugins_register():
     registry = augkit.get_registry()
-    ours = {folder.name for folder in (REPO / "plugins").iterdir() if folder.is_dir()}
-    registered = {name: ("method", entry.plugin.distribution) for name, entry in registry.methods.items()}
-    registered |= {name: ("filter", entry.plugin.distribution) for name, entry in registry.filters.items()}
-    from_plugins = {name: kind for name, kind in registered.items() if kind[1] in ours}
+    from_plugins = {name: ("method", entry.plugin.distribution) for name, entry in registry.methods.items()
+                    if is_repository_plugin(entry.plugin)}
+    from_plugins |= {name: ("filter", entry.plugin.distribution) for name, entry in registry.filters.items()
+                     if is_repository_plugin(entry.plugin)}
     assert {name: (known.kind, known.distribution) for name, known in KNOWN_STEPS.items()} == from_plugins
     assert {name for name, known in KNOWN_STEPS.items() if known.kind == "method"} == registered_built_in_methods()
 
 
 def test_each_extra_installs_its_distribution():
     extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
-    for known in KNOWN_STEPS.values():
+    entry_points = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["entry-points"]["augkit"]
+    for name, known in KNOWN_STEPS.items():
+        if known.extra is None:  # built in: augkit's own entry points register it
+            assert known.distribution == "augkit" and entry_points.get(name) == f"augkit_{name}", name
+            continue
         assert any(requirement.startswith(known.distribution + ">=") for requirement in extras[known.extra]), known
 
 
@@ -41,9 +45,14 @@ def test_a_missing_built_in_step_names_its_distribution_and_extra(name):
     lookup = empty.method if known.kind == "method" else empty.filter
     with pytest.raises(UnknownMethodError) as caught:
         lookup(name)
-    assert str(caught.value).startswith(
-        f"{known.kind} {name!r} is provided by {known.distribution}, which is not installed: "
-        f"pip install 'augkit[{known.extra}]'")
+    if known.extra is None:
+        assert str(caught.value).startswith(
+            f"{known.kind} {name!r} is built into augkit, but is not registered (a damaged install): "
+            "pip install --force-reinstall augkit")
+    else:
+        assert str(caught.value).startswith(
+            f"{known.kind} {name!r} is provided by {known.distribution}, which is not installed: "
+            f"pip install 'augkit[{known.extra}]'")
 
 
 def test_an_unknown_name_still_suggests_close_ones():

@@ -12,7 +12,7 @@ import augkit
 
 def test_registered_with_the_papers_defaults():
     entry = augkit.get_registry().method("eda")
-    assert entry.plugin.distribution == "augkit-eda"
+    assert (entry.plugin.name, entry.plugin.distribution) == ("eda", "augkit")  # built into augkit
     assert {p.name: p.default for p in entry.cls.parameters()} == {
         "alpha_sr": 0.1, "alpha_ri": 0.1, "alpha_rs": 0.1, "p_rd": 0.1, "normalize": False, "stop_words": None,
         "synonyms": "safe", "min_zipf": 3.5, "multiword": False, "proper_nouns": False,
