@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from augkit.errors import ModelNotAvailableError
+from augkit.errors import MissingDependencyError, ModelNotAvailableError
 from augkit.models.availability import package_of, ways_to_provide
 
 #: What loads a model, and how messages name it: the model families of :mod:`augkit.models`
@@ -125,11 +125,42 @@ def check_models(needs: Iterable[ModelNeed], owner: str) -> list[Located]:
     naming every missing one, with how to provide each, when any is. ``owner`` names what needs
     them in the message (``"paramac"``, ``"the pipeline 'eda|semantic'"``)."""
 
-    located = [locate(need) for need in distinct_needs(needs)]
+    needs = distinct_needs(needs)
+    check_runtime_libraries(needs, owner)
+    located = [locate(need) for need in needs]
     missing = [entry for entry in located if entry.missing]
     if missing:
         raise ModelNotAvailableError(missing_models_message(missing, owner))
     return located
+
+
+#: The libraries that load each kind of model (import names, as pip names them in messages)
+#: and the extra of augkit that installs them: a bare ``pip install augkit`` has none.
+RUNTIME_LIBRARIES = {kind: ("torch", "transformers") for kind in MODEL_KINDS} | {
+    "sentence-transformers": ("torch", "transformers", "sentence-transformers"),
+}
+RUNTIME_EXTRAS = {"sentence-transformers": "quality"}  # every other kind: "models"
+
+
+def check_runtime_libraries(needs: Sequence[ModelNeed], owner: str) -> None:
+    """A :class:`~augkit.errors.MissingDependencyError` naming the libraries ``needs`` load
+    their models with that are not installed, and the extra that installs them (found without
+    importing them): said before any model is looked for, since without them none can load."""
+    import importlib.util
+
+    absent: dict[str, list[ModelNeed]] = {}
+    for need in needs:
+        for library in RUNTIME_LIBRARIES[need.kind]:
+            if importlib.util.find_spec(library.replace("-", "_")) is None:
+                absent.setdefault(library, []).append(need)
+    if not absent:
+        return
+    extras = sorted({RUNTIME_EXTRAS.get(need.kind, "models") for users in absent.values() for need in users})
+    users = list(dict.fromkeys(need for needs_of in absent.values() for need in needs_of))
+    raise MissingDependencyError(
+        f"{owner} needs {', '.join(absent)} to load {'its models' if len(users) > 1 else 'its model'} "
+        f"({'; '.join(need.described() for need in users)}), and {'they are' if len(absent) > 1 else 'it is'} "
+        f"not installed: pip install 'augkit[{','.join(extras)}]'")
 
 
 def distinct_needs(needs: Iterable[ModelNeed]) -> list[ModelNeed]:
