@@ -1,6 +1,7 @@
 # Two commands for a brand-new machine (Python 3.11, registries reachable):
 #   make demo   set up and augment the BANKING77 10-shot split, printing before/after
 #   make test   set up and run the whole test suite (what CI runs)
+#   make docs   serve the documentation site on http://127.0.0.1:8000
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -10,7 +11,7 @@ PROJECT_FILES := .ci/constraints.txt pyproject.toml \
 	plugins/augkit-backtranslation/pyproject.toml plugins/augkit-faq/pyproject.toml plugins/augkit-paramac/pyproject.toml plugins/augkit-pointer/pyproject.toml plugins/augkit-contextual/pyproject.toml plugins/augkit-erap/pyproject.toml plugins/augkit-llm/pyproject.toml \
 	plugins/augkit-nlpaug/pyproject.toml
 
-.PHONY: demo test screenshots bench fewshot setup setup-test wordnet-for-nltk chromium-for-tests clean
+.PHONY: demo test docs screenshots bench fewshot setup setup-test wordnet-for-nltk chromium-for-tests clean
 
 demo: $(VENV)/.runtime
 	$(BIN)/python examples/banking77_demo.py
@@ -29,6 +30,12 @@ demo: $(VENV)/.runtime
 TEST_WORKERS ?= $(shell env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc 2>/dev/null || echo auto)
 test: $(VENV)/.test wordnet-for-nltk chromium-for-tests
 	env -u PYTHONDONTWRITEBYTECODE NLTK_DATA=$(NLTK_DATA) $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+
+# The documentation site (mkdocs.yml), rebuilt as pages and docstrings change; the test suite
+# builds it with --strict (tests/docs). NO_MKDOCS_2_WARNING silences mkdocs-material's banner
+# about mkdocs 2.
+docs: $(VENV)/.docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
 # The web UI's screenshots in docs/web-ui/, retaken by its real-browser test.
 screenshots: $(VENV)/.test chromium-for-tests
@@ -61,6 +68,11 @@ $(VENV)/.runtime: $(VENV)/.created $(PROJECT_FILES)
 
 $(VENV)/.test: $(VENV)/.runtime
 	$(BIN)/python scripts/pip_install.py -c .ci/constraints.txt -e ".[test]"
+	touch $@
+
+# The site's tools only: mkdocstrings reads the packages' source without importing them.
+$(VENV)/.docs: $(VENV)/.created pyproject.toml .ci/constraints.txt
+	$(BIN)/python scripts/pip_install.py -c .ci/constraints.txt -e ".[docs]"
 	touch $@
 
 $(VENV)/.bench: $(VENV)/.runtime

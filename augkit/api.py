@@ -132,14 +132,16 @@ def augment(
     **params
         Constructor parameters of the method, e.g. ``alpha_sr=0.2`` for EDA.
 
+    Notes
+    -----
     Missing (None/NaN), empty and whitespace texts are kept as they are and get no
     augmentation; for tables, the counts are in ``result.attrs["augkit_report"]`` (with the
     first rows that failed or had no label in its ``examples``).
 
-    Example::
-
-        >>> augkit.augment(["I lost my card"], "eda", n=2, seed=0)   # doctest: +SKIP
-        [['I lost my bill', 'my lost I card']]
+    Examples
+    --------
+    >>> augkit.augment(["I lost my card"], "eda", n=2, seed=0)   # doctest: +SKIP
+    [['I lost my bill', 'my lost I card']]
     """
     # locals() is the call's arguments here: this is the first statement
     result, report = augment_with_options(data, method, AugmentOptions.of(locals()), params)

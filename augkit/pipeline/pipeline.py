@@ -90,9 +90,9 @@ class Pipeline:
         Where method and filter names are looked up (default: the installed plugins,
         :func:`augkit.get_registry`); resolved once, here.
 
-    Example::
-
-        augkit.augment(df, augkit.Pipeline(augkit.Interleave("eda", "aeda")), n=4, seed=0)
+    Examples
+    --------
+    >>> augkit.augment(df, augkit.Pipeline(augkit.Interleave("eda", "aeda")), n=4, seed=0)  # doctest: +SKIP
     """
 
     def __init__(

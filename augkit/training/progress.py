@@ -22,7 +22,8 @@ MIN_IMPROVEMENT = 0.05
 
 
 #: What a run's curve measures: a loss (lower is better) or a mean reward (higher is better).
-LOSS, MEAN_REWARD = "loss", "mean reward"
+LOSS = "loss"
+MEAN_REWARD = "mean reward"
 
 
 def logged_losses(log_history: Iterable[Mapping[str, Any]]) -> list[tuple[int, float]]:

@@ -117,6 +117,8 @@ class ERAP(Augmenter):
     device : str
         Where to run the models.
 
+    Notes
+    -----
     Protected spans of the text (``protect=``, ``protect_column=``, the codes protected by
     default) go to ``sample_from``'s method (back-translation carries them as placeholders);
     the paraphrases that kept every span are offered before the others, which the pipeline's

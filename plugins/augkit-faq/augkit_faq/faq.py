@@ -158,6 +158,8 @@ def paraphrase_faq(
         (``compute_type`` ``auto``, ``int8``, ``float32``, ...); see
         :class:`~augkit_faq.generators.Seq2SeqParaphraser`.
 
+    Notes
+    -----
     Rows whose question is empty or missing are kept and not paraphrased; so are repeats of
     a question (its first row is paraphrased) -- a repeated question with different answers
     is not paraphrased at all. ``summary`` and a warning name those rows.
