@@ -11,7 +11,7 @@ PROJECT_FILES := .ci/constraints.txt pyproject.toml \
 	plugins/augkit-backtranslation/pyproject.toml plugins/augkit-faq/pyproject.toml plugins/augkit-paramac/pyproject.toml plugins/augkit-pointer/pyproject.toml plugins/augkit-contextual/pyproject.toml plugins/augkit-erap/pyproject.toml plugins/augkit-llm/pyproject.toml \
 	plugins/augkit-nlpaug/pyproject.toml
 
-.PHONY: demo test docs screenshots bench fewshot setup setup-test wordnet-for-nltk chromium-for-tests clean
+.PHONY: wheels demo test docs screenshots bench fewshot setup setup-test wordnet-for-nltk chromium-for-tests clean
 
 demo: $(VENV)/.runtime
 	$(BIN)/python examples/banking77_demo.py
@@ -50,6 +50,10 @@ SHARED_DATA ?= $(or $(AUGKIT_SHARED_DATA),../shared/data)
 FEWSHOT_ARGS ?= --data $(SHARED_DATA)/banking77/jianguoz --shots 10 5 --seeds 5 --n 4 --C 1 4 16 64 --out docs/benchmarks/fewshot/banking77-logreg
 fewshot: $(VENV)/.bench wordnet-for-nltk
 	NLTK_DATA=$(NLTK_DATA) $(BIN)/python -m benchmarks.fewshot $(FEWSHOT_ARGS)
+
+# The wheels of augkit (EDA and AEDA built in) and of each plugin distribution, into dist/.
+wheels: $(VENV)/.created
+	$(BIN)/python -m pip wheel --no-deps --wheel-dir dist . $(patsubst %/pyproject.toml,%,$(wildcard plugins/*/pyproject.toml))
 
 setup: $(VENV)/.runtime
 setup-test: $(VENV)/.test

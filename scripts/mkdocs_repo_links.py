@@ -9,8 +9,10 @@ the repository: ``../models.md`` between pages, ``docs/user-guide.md#...`` from 
 - A link is resolved from the page's place in the repository. A page or file under docs/
   gets the path from the page's place on the site; mkdocs checks it, and its anchor, as it
   checks every link (``validation:``).
-- A link to any other file of the repository becomes a link to that file under ``repo_url``,
-  if the file exists; if not, the hook warns, and ``mkdocs build --strict`` fails naming it.
+- A link to any other file of the repository becomes a link to that file under ``repo_url``
+  when mkdocs.yml names one and the file exists. The project has no public address yet, so
+  mkdocs.yml names none, and such a link (no page of the site holds the file) warns, as does a
+  link to a file that does not exist: ``mkdocs build --strict`` fails naming it.
 """
 
 from __future__ import annotations
@@ -86,6 +88,10 @@ def site_link(link: str, page: Page, config: MkDocsConfig) -> str:
     if target.startswith("../") or not (repo / target).exists():
         log.warning(f"{in_repo}: the link '{link}' names {target}, which is not in the repository")
         return link
+    if not config.repo_url:
+        log.warning(f"{in_repo}: the link '{link}' names {target}, a repository file outside {docs}/ that the "
+                    "site does not hold; link to a page, or set repo_url in mkdocs.yml to link to its source")
+        return link
     kind = "tree" if (repo / target).is_dir() else "blob"
     return f"{config.repo_url.rstrip('/')}/{kind}/{BRANCH}/{target}{anchor}"
 
@@ -100,8 +106,6 @@ _extension: RepoLinksExtension | None = None
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     global _extension
-    if not config.repo_url:
-        raise ValueError("mkdocs.yml: repo_url is needed: links to source files point there")
     _extension = RepoLinksExtension(config)
     config.markdown_extensions.append(_extension)
     return config

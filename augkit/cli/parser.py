@@ -57,7 +57,7 @@ class _VersionAction(argparse.Action):
 
 
 def version_text() -> str:
-    """``augkit 0.1.0`` and a line per plugin distribution: ``  augkit-eda 0.1.0 (eda)``."""
+    """``augkit 0.1.0`` and a line per plugin distribution: ``  augkit-paramac 0.1.0 (paramac)``."""
     from augkit.registry.discovery import get_registry
 
     registry = get_registry()

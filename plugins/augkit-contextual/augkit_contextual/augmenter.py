@@ -1,6 +1,6 @@
 """The ``contextual`` method: words replaced or inserted where a masked language model
 proposes them in context (Kobayashi 2018), optionally conditioned on the row's label (Wu et
-al. 2019, C-BERT), every proposal filtered by augkit-eda's substitution rules."""
+al. 2019, C-BERT), every proposal filtered by EDA's substitution rules."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ class Contextual(augkit.Augmenter):
     Per output, ``max(1, int(aug_p * words))`` words are replaced (or as many inserted). A
     word to replace is masked whole, with one mask token however many pieces the tokenizer
     cuts it into, and the model's likeliest tokens that begin a whole word are read. A
-    proposal must pass augkit-eda's substitution rules: no stop word, auxiliary, negation or
+    proposal must pass EDA's substitution rules: no stop word, auxiliary, negation or
     number replaced or proposed, no antonym of the word (WordNet), no form of the word itself,
     no piece of a word or word rarer than ``min_zipf``, no capitalised word for a lower-case one. Among the first ``top_k``
     accepted, one is drawn by its probability at ``temperature`` within ``top_p``. The word

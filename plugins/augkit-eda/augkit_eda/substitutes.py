@@ -50,7 +50,7 @@ _CLOSED = AUXILIARIES | INDEFINITE_PRONOUNS
 
 
 class SubstituteRules:
-    """The rules of the module docstring, over augkit-eda's WordNet lexicon and a stop-word
+    """The rules of the module docstring, over EDA's WordNet lexicon and a stop-word
     list (EDA's by default).
 
     >>> rules = SubstituteRules()

@@ -334,5 +334,10 @@ def _id_run(run: str) -> range:
 @functools.lru_cache(maxsize=1)
 def default_lexicon() -> WordNetLexicon:
     """The shipped WordNet 3.0 lexicon, loaded once per process."""
-    payload = resources.files("augkit_eda").joinpath(LEXICON_RESOURCE).read_bytes()
+    shipped = resources.files("augkit_eda").joinpath(LEXICON_RESOURCE)
+    try:
+        payload = shipped.read_bytes()
+    except FileNotFoundError as error:  # a wheel built without its package data
+        raise FileNotFoundError(f"EDA's WordNet lexicon is missing from this install ({shipped}): "
+                                "pip install --force-reinstall augkit") from error
     return WordNetLexicon.from_bytes(payload)

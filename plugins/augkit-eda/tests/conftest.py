@@ -1,4 +1,4 @@
-"""Fixtures of the augkit-eda tests."""
+"""Fixtures of the EDA tests."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Build the synonym lexicon that augkit-eda ships, from the WordNet 3.0 database files.
+"""Build the synonym lexicon that EDA (augkit_eda, built into augkit) ships, from the WordNet 3.0 database files.
 
 Why a derived lexicon: NLTK's WordNet reader needs a prepared data folder (which a fresh
 machine does not have, and ``nltk.download`` needs the network) and takes seconds to load

@@ -61,7 +61,7 @@ class POINTER(augkit.Augmenter):
     duplicates out, chosen at random among the best by the row's generator; a final ``?``,
     ``!`` or ``.`` kept; the longest words for short sentences). Then ``n`` keyword lists:
     each keyword swapped with another with probability ``p_shuf`` and replaced with probability
-    ``p_syn`` by a synonym that fits the sentence (by default one augkit-eda's safe rule
+    ``p_syn`` by a synonym that fits the sentence (by default one EDA's safe rule
     accepts: the sentence's sense, same part of speech and form, a common word). Each list
     is grown into a sentence by the insertion model, stage by stage, every keyword kept whole
     and in order. Outputs are usually longer than the source (the paper's Table 2).
@@ -86,7 +86,7 @@ class POINTER(augkit.Augmenter):
         Probability that a keyword is swapped with another. Default 0.25 (section 4.2: best on
         Liu and Clinic150; 0.0 was best on BANKING77 and HWU64).
     synonyms : str
-        Where synonyms come from: ``safe`` (default), those augkit-eda's safe rule accepts for
+        Where synonyms come from: ``safe`` (default), those EDA's safe rule accepts for
         the keyword in its sentence (``EDA.synonyms_of``; no model); ``wordnet-ranked``, every
         WordNet lemma name of its part of speech ranked in context by ``synonym_masked_lm`` or
         ``synonym_encoder``, which lets wrong senses through ("weather" -> "atmospheric

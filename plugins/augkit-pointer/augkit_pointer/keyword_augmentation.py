@@ -14,7 +14,7 @@ keyword lists, each the order in which the insertion model receives them:
    and hand them out in turn over the m lists (so two lists rarely get the same synonym).
    Here, without EWISER, from one of two sources (``synonyms``):
 
-   ``"safe"`` (the default): the synonyms augkit-eda's safe rule accepts for the keyword in
+   ``"safe"`` (the default): the synonyms EDA's safe rule accepts for the keyword in
    its sentence (:meth:`augkit_eda.EDA.synonyms_of`): the sense the sentence means (gloss
    overlap, else a dominant sense), the keyword's part of speech and form, common single
    words whose main sense it is. The rule's own sense choice stands in for EWISER's; it
@@ -28,7 +28,7 @@ keyword lists, each the order in which the insertion model receives them:
    context by a model, as follows:
 
    - **candidates**: the lemma names of every WordNet synset of the keyword in its part of
-     speech in context (augkit-eda's :class:`~augkit_eda.tagging.PatternTagger` and WordNet
+     speech in context (EDA's :class:`~augkit_eda.tagging.PatternTagger` and WordNet
      lexicon), in WordNet's sense order (most frequent sense first), at most
      ``max_candidates`` of them; a multi-word lemma is one candidate ("call off"), and a
      multi-word keyword is looked up whole ("exchange rate" -> "rate of exchange");
@@ -93,7 +93,7 @@ DEFAULT_AUGMENTATIONS = 5
 #: best on all four datasets (section 4). It applies to keywords that have a synonym, which
 #: the safe source offers for about one keyword in ten (see the module docstring).
 DEFAULT_P_SYN = 0.75
-#: Where keywords' synonyms come from (``synonyms=``), the default first: augkit-eda's safe
+#: Where keywords' synonyms come from (``synonyms=``), the default first: EDA's safe
 #: rule, or every WordNet lemma name ranked in context by a model.
 SYNONYM_SOURCES = ("safe", "wordnet-ranked")
 #: Probability that a keyword swaps places with another: 0.25 in the paper's search on Liu
@@ -301,7 +301,7 @@ def checked_synonym_source(synonyms: object) -> str:
 
 
 def safe_synonyms(text: str, keyword: Keyword, tag: str) -> list[str]:
-    """The synonyms augkit-eda's safe rule accepts for ``keyword`` in ``text``
+    """The synonyms EDA's safe rule accepts for ``keyword`` in ``text``
     (:meth:`augkit_eda.EDA.synonyms_of`, which reads the word's first occurrence), capitalised
     like the keyword; none for the final punctuation, a phrase, a negation, a proper noun or
     a piece of a word (``tag`` "" or ``NNP``, as :func:`_keyword_tags` gives them).
@@ -322,7 +322,7 @@ def safe_synonyms(text: str, keyword: Keyword, tag: str) -> list[str]:
 
 @functools.lru_cache(maxsize=1)
 def _safe_rule() -> Any:
-    """augkit-eda's method with its default (safe) synonyms, built once per process."""
+    """EDA's method with its default (safe) synonyms, built once per process."""
     from augkit_eda import EDA
 
     return EDA()
@@ -424,7 +424,7 @@ class KeywordAugmenter:
         Probability that a keyword is replaced by a synonym (the paper's 0.75).
     synonyms : str
         Where synonyms come from (:data:`SYNONYM_SOURCES`): ``"safe"`` (default), the ones
-        augkit-eda's safe rule accepts in the sentence; ``"wordnet-ranked"``, WordNet's lemma
+        EDA's safe rule accepts in the sentence; ``"wordnet-ranked"``, WordNet's lemma
         names ranked by ``ranker`` (see the module docstring).
     p_shuf : float
         Probability that a keyword swaps places with another (0.25; the paper found 0.0
@@ -493,7 +493,7 @@ class KeywordAugmenter:
     def synonyms(self, texts: Sequence[str], keywords: Sequence[Sequence[Keyword]]) -> list[list[list[str]]]:
         """For each row and keyword, the synonyms it may take, at most ``top_synonyms``; empty
         when the keyword is never replaced or nothing fits. The safe source gives the ones
-        augkit-eda's rule accepts, in WordNet's order; the ranked source the candidates of one
+        EDA's rule accepts, in WordNet's order; the ranked source the candidates of one
         sense, that of the best-ranked candidate (EWISER picks one synset), above the ranker's
         floor, best first."""
         self._check_rows(texts, keywords, None)
@@ -592,7 +592,7 @@ class KeywordAugmenter:
 
 
 def _keyword_tags(text: str, keywords: Sequence[Keyword]) -> list[str]:
-    """The Penn tag of each keyword in its sentence (augkit-eda's tagger): a phrase's head,
+    """The Penn tag of each keyword in its sentence (EDA's tagger): a phrase's head,
     its last word when that is a noun ("credit card"), else its first ("call off"). "" for
     a keyword that no word of augkit's split overlaps, or that is a piece of a word
     ("ca" of "can't")."""

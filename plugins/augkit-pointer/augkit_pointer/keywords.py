@@ -16,7 +16,7 @@ RaphaelChevasson/DPIM):
    their uncased BERT; YAKE's casing feature is what lifts "ATM" or "PIN").
 3. **Stop words and duplicates removed**: YAKE never proposes one of its own 574 English
    stop words (its default list, as the authors ran it); they then drop NLTK's English stop
-   words, here augkit-eda's :data:`~augkit_eda.stopwords.EDA_STOP_WORDS` (NLTK's classic 127;
+   words, here EDA's :data:`~augkit_eda.stopwords.EDA_STOP_WORDS` (NLTK's classic 127;
    YAKE's list holds all but "don", so this rarely removes anything), and a keyword whose
    text (ignoring case) came earlier is dropped. The authors also dropped numbers (YAKE
    never proposes them either) and words outside bert-base-uncased's vocabulary (whole
