@@ -37,31 +37,6 @@ def test_every_builtin_method_has_a_page():
             assert (REPO / "docs" / "methods" / f"{page}.md").is_file(), name
 
 
-def _slug(heading: str) -> str:
-    """GitHub's anchor for a markdown heading."""
-    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
-    return text.replace(" ", "-")
-
-
-def test_relative_links_in_the_docs_point_to_existing_files_and_headings():
-    pages = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
-    broken = []
-    for page in pages:
-        text = page.read_text(encoding="utf-8")
-        for target in re.findall(r"\]\(([^)\s]+)\)", text):
-            if re.match(r"[a-z]+://|mailto:", target):
-                continue
-            path, _, anchor = target.partition("#")
-            file = (page.parent / path).resolve() if path else page
-            if not file.exists():
-                broken.append(f"{page.relative_to(REPO)}: {target} (no such file)")
-            elif anchor and file.suffix == ".md":
-                headings = re.findall(r"^#+ (.+)$", file.read_text(encoding="utf-8"), re.MULTILINE)
-                if anchor not in {_slug(h) for h in headings}:
-                    broken.append(f"{page.relative_to(REPO)}: {target} (no such heading)")
-    assert not broken, "\n".join(broken)
-
-
 def _python_blocks(page: str) -> list[str]:
     text = (REPO / "docs" / page).read_text(encoding="utf-8")
     return re.findall(r"^```python\n(.*?)^```$", text, re.MULTILINE | re.DOTALL)
