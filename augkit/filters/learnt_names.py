@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
+from augkit.errors import MissingDependencyError
+
 #: Where a name can be learnt from, in the order a gazetteer reports them.
 SOURCES = ("capitalised", "protected", "rare")
 #: The common English words (``wordfreq`` 3.1, English, Zipf frequency >= 3.0: once per
@@ -195,6 +197,11 @@ def _one_slip_away(word: str) -> Iterable[str]:
 @cache
 def common_english_words() -> frozenset[str]:
     """The words of :data:`COMMON_WORDS_FILE` (read once per process)."""
-    data = resources.files("augkit.filters").joinpath("data", COMMON_WORDS_FILE).read_bytes()
+    shipped = resources.files("augkit.filters").joinpath("data", COMMON_WORDS_FILE)
+    try:
+        data = shipped.read_bytes()
+    except FileNotFoundError as error:  # a wheel built without its package data
+        raise MissingDependencyError(f"augkit's list of common English words is missing from this install "
+                                     f"({shipped}): pip install --force-reinstall augkit") from error
     lines = gzip.decompress(data).decode("utf-8").splitlines()
     return frozenset(line for line in lines if line and not line.startswith("#"))

@@ -338,6 +338,8 @@ def default_lexicon() -> WordNetLexicon:
     try:
         payload = shipped.read_bytes()
     except FileNotFoundError as error:  # a wheel built without its package data
-        raise FileNotFoundError(f"EDA's WordNet lexicon is missing from this install ({shipped}): "
-                                "pip install --force-reinstall augkit") from error
+        from augkit.plugin import MissingDependencyError
+
+        raise MissingDependencyError(f"EDA's WordNet lexicon is missing from this install ({shipped}): "
+                                     "pip install --force-reinstall augkit") from error
     return WordNetLexicon.from_bytes(payload)
