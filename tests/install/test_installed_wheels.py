@@ -31,6 +31,7 @@ import time
 import tomllib
 import urllib.parse
 import urllib.request
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -170,6 +171,19 @@ def test_a_wheel_is_built_for_augkit_and_each_plugin_with_one_version(wheels):
     assert set(names.values()) == {tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]}
 
 
+#: The package data augkit's wheel must carry: EDA's WordNet lexicon, the common English words
+#: the entities filter reads, the typed-API marker.
+PACKAGE_DATA = ("augkit_eda/data/wordnet-3.0-lexicon.json.gz", "augkit/filters/data/common-english-words.txt.gz",
+                "augkit/py.typed")
+
+
+def test_augkits_wheel_carries_its_package_data(wheels):
+    (wheel,) = wheels.glob("augkit-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    assert set(PACKAGE_DATA) <= names, sorted(set(PACKAGE_DATA) - names)
+
+
 # -- pip install augkit, alone -------------------------------------------------------------
 
 
@@ -208,6 +222,22 @@ def test_the_bare_wheel_runs_every_step_that_needs_no_model(bare, readme_data, t
     with open(tmp_path / "out.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert len([row for row in rows if not row["augkit_method"]]) == 32 and len(rows) > 32, summary
+
+
+@pytest.mark.parametrize("package_data", PACKAGE_DATA[:2])
+def test_a_package_data_file_missing_from_the_install_stops_the_run_naming_it(bare, readme_data, tmp_path, package_data):
+    site = python_in(bare, "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=tmp_path).stdout.strip()
+    shipped = Path(site) / package_data
+    hidden = shipped.with_name(shipped.name + ".hidden")
+    shipped.rename(hidden)
+    try:
+        done = subprocess.run([str(bare / "bin" / "augkit"), "augment", str(readme_data / "data.csv"), "-m", "eda|entities",
+                               "-o", "out.csv"], cwd=tmp_path, env=user_environment(bare), capture_output=True, text=True)
+    finally:
+        hidden.rename(shipped)
+    assert done.returncode == 2, done.stderr
+    assert str(shipped) in done.stderr and "pip install --force-reinstall augkit" in done.stderr
+    assert not (tmp_path / "out.csv").exists()
 
 
 def test_the_bare_wheel_names_the_extra_a_model_backed_filter_needs(bare, readme_data, tmp_path):
