@@ -51,9 +51,12 @@ FEWSHOT_ARGS ?= --data $(SHARED_DATA)/banking77/jianguoz --shots 10 5 --seeds 5 
 fewshot: $(VENV)/.bench wordnet-for-nltk
 	NLTK_DATA=$(NLTK_DATA) $(BIN)/python -m benchmarks.fewshot $(FEWSHOT_ARGS)
 
-# The wheels of augkit (EDA and AEDA built in) and of each plugin distribution, into dist/.
+# The wheels of augkit (EDA and AEDA built in) and of each plugin distribution, into dist/;
+# setuptools builds in each project's folder, and its build/ folders go afterwards.
+DISTRIBUTIONS := . $(patsubst %/pyproject.toml,%,$(wildcard plugins/*/pyproject.toml))
 wheels: $(VENV)/.created
-	$(BIN)/python -m pip wheel --no-deps --wheel-dir dist . $(patsubst %/pyproject.toml,%,$(wildcard plugins/*/pyproject.toml))
+	$(BIN)/python -m pip wheel --no-deps --wheel-dir dist $(DISTRIBUTIONS)
+	rm -rf $(addsuffix /build,$(DISTRIBUTIONS))
 
 setup: $(VENV)/.runtime
 setup-test: $(VENV)/.test

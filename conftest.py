@@ -790,13 +790,19 @@ BUILT_IN_METHODS: dict[str, Callable[[Callable[[str], Any]], dict]] = {
 SLOW_METHODS = {"nlpaug.back_translation"}
 
 
+def plugin_distribution_folders() -> list[Path]:
+    """The plugin distributions of this repository: each folder of plugins/ with its own
+    pyproject.toml (EDA's and AEDA's have none: they are built into augkit's)."""
+    return sorted(folder for folder in (REPO / "plugins").iterdir() if (folder / "pyproject.toml").is_file())
+
+
 @functools.cache
 def _repository_plugins() -> tuple[frozenset[str], frozenset[str]]:
-    """The distributions under plugins/ (a folder with its own pyproject.toml), and the plugins
+    """The distributions under plugins/ (:func:`plugin_distribution_folders`), and the plugins
     built into augkit's own distribution (its ``augkit`` entry points but the core's)."""
     import tomllib
 
-    distributions = frozenset(folder.name for folder in (REPO / "plugins").iterdir() if (folder / "pyproject.toml").is_file())
+    distributions = frozenset(folder.name for folder in plugin_distribution_folders())
     entry_points = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["entry-points"]["augkit"]
     return distributions, frozenset(name for name in entry_points if name != "augkit")
 

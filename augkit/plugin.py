@@ -78,8 +78,8 @@ Model runtime (loaded on first access)
 Training (``augkit train`` targets; loaded on first access)
     :func:`training_folder` (one run per output folder; checkpoints refused without
     ``--resume``, the newest resumed with it), :func:`training_arguments` (transformers'
-    ``TrainingArguments`` from a target's settings), :func:`add_settings_options` and
-    :func:`settings_given` (an option per settings field), :class:`TrainerSettings` and
+    ``TrainingArguments`` from a target's settings), :func:`add_settings_options`,
+    :func:`settings_helps` and :func:`settings_given` (an option per settings field, its help), :class:`TrainerSettings` and
     :class:`TrainerArgumentsSettings` (the shared settings and their checks, to subclass),
     :func:`check_training_settings`,
     :func:`import_trainer`, :func:`logged_losses`, :func:`time_budget_callback`
@@ -266,6 +266,7 @@ _LAZY = {
     "TRAINING_RECORD": "augkit.training.folder",
     "add_settings_options": "augkit.training.settings",
     "settings_given": "augkit.training.settings",
+    "settings_helps": "augkit.training.settings",
     "check_training_settings": "augkit.training.settings",
     "import_trainer": "augkit.training.folder",
     "logged_losses": "augkit.training.progress",

@@ -105,6 +105,19 @@ def add_settings_options(
                             default=None if given_only else default, help=helps[setting.name])
 
 
+def settings_helps(defaults: Any, described: Mapping[str, tuple[str, str]]) -> dict[str, str]:
+    """The help of each field of the settings dataclass instance ``defaults``, for
+    :func:`add_settings_options`: ``described[field]`` is its text and where its default comes
+    from (``("AdamW learning rate", "C-BERT")``, or ``""`` for no source), shown as
+    ``TEXT (default: DEFAULT; SOURCE)``; a field whose default is None shows the text alone."""
+    helps = {}
+    for setting in dataclasses.fields(defaults):
+        default = getattr(defaults, setting.name)
+        text, source = described[setting.name]
+        helps[setting.name] = text + (f" (default: {default}{'; ' + source if source else ''})" if default is not None else "")
+    return helps
+
+
 def settings_given(args: argparse.Namespace, settings_class: type) -> dict[str, Any]:
     """The values of the options :func:`add_settings_options` added for ``settings_class``, by field name."""
     return {setting.name: getattr(args, setting.name) for setting in dataclasses.fields(settings_class)}

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import augkit
 from augkit.testing import run_command_captured
+from conftest import plugin_distribution_folders
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -18,10 +19,10 @@ def _project(pyproject: Path) -> dict:
 
 
 def test_every_plugin_has_augkits_version():
-    plugins = sorted((REPO / "plugins").glob("*/pyproject.toml"))
+    plugins = plugin_distribution_folders()
     assert len(plugins) >= 8  # the distributions; EDA and AEDA are built into augkit's
-    for pyproject in plugins:
-        assert _project(pyproject)["project"]["version"] == augkit.__version__, pyproject
+    for folder in plugins:
+        assert _project(folder / "pyproject.toml")["project"]["version"] == augkit.__version__, folder
 
 
 def test_version_shows_augkit_and_each_installed_plugin():
@@ -34,7 +35,7 @@ def test_version_shows_augkit_and_each_installed_plugin():
         plugin = entry.plugin
         if plugin.distribution != "augkit":  # a test's own plugin (augkit-shout) shows its own version
             assert any(line.startswith(f"  {plugin.distribution} {plugin.version} (") for line in lines[1:]), plugin
-    ours = {folder.name for folder in (REPO / "plugins").iterdir() if (folder / "pyproject.toml").is_file()}
+    ours = {folder.name for folder in plugin_distribution_folders()}
     assert ours <= {line.split()[0] for line in lines[1:]}
     assert "  augkit-paramac 0.1.0 (paramac)" in lines
 

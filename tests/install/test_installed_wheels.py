@@ -37,7 +37,7 @@ from pathlib import Path
 import pytest
 
 from augkit.registry.known import KNOWN_STEPS
-from conftest import REPO, free_port
+from conftest import REPO, free_port, plugin_distribution_folders
 
 pytestmark = [pytest.mark.installed, pytest.mark.slow]
 
@@ -59,8 +59,8 @@ README_SHELL_NOT_RUN = {
 
 
 def project_folders() -> list[Path]:
-    """The repository's distributions: augkit, and each plugins/ folder with a pyproject.toml."""
-    return [REPO, *sorted(folder for folder in (REPO / "plugins").iterdir() if (folder / "pyproject.toml").is_file())]
+    """The repository's distributions: augkit, and each plugin distribution's folder."""
+    return [REPO, *plugin_distribution_folders()]
 
 
 def tracked_files() -> list[str]:

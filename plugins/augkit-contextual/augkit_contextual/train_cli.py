@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import fields
 
-from augkit.plugin import add_settings_options, say_progress, settings_given
+from augkit.plugin import (
+    add_settings_options,
+    say_progress,
+    settings_given,
+    settings_helps,
+)
 from augkit_contextual.training import DEFAULT_BASE_MODEL, ContextualSettings
 
 HELP = "fine-tune a masked LM on labelled rows with the label as a prefix, for contextual's condition=label (C-BERT)"
@@ -66,12 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", default="auto", help="auto (CUDA when torch sees a GPU), cpu, cuda or cuda:N (default: auto)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bars (default: when standard error is a terminal)")
-    defaults, helps = ContextualSettings(), {}
-    for setting in fields(ContextualSettings):
-        default = getattr(defaults, setting.name)
-        text, source = _SETTING_HELP[setting.name]
-        helps[setting.name] = text + (f" (default: {default}{'; ' + source if source else ''})" if default is not None else "")
-    add_settings_options(parser, defaults, helps, types=_OPTIONAL_TYPES)
+    defaults = ContextualSettings()
+    add_settings_options(parser, defaults, settings_helps(defaults, _SETTING_HELP), types=_OPTIONAL_TYPES)
 
 
 def run(args: argparse.Namespace) -> int:

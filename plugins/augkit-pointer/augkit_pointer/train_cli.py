@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import fields
 
-from augkit.plugin import add_settings_options, say_progress, settings_given
+from augkit.plugin import (
+    add_settings_options,
+    say_progress,
+    settings_given,
+    settings_helps,
+)
 from augkit_pointer.training import (
     DEFAULT_BASE_MODEL,
     NEW_MODEL_SHAPES,
@@ -73,12 +77,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", default="auto", help="auto (CUDA when torch sees a GPU), cpu, cuda or cuda:N (default: auto)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bars (default: when standard error is a terminal)")
-    defaults, helps = PointerSettings(), {}
-    for setting in fields(PointerSettings):
-        default = getattr(defaults, setting.name)
-        text, source = _SETTING_HELP[setting.name]
-        helps[setting.name] = text + (f" (default: {default}{'; ' + source if source else ''})" if default is not None else "")
-    add_settings_options(parser, defaults, helps, types=_OPTIONAL_TYPES)
+    defaults = PointerSettings()
+    add_settings_options(parser, defaults, settings_helps(defaults, _SETTING_HELP), types=_OPTIONAL_TYPES)
 
 
 def run(args: argparse.Namespace) -> int:
