@@ -79,11 +79,12 @@ def run(command: list[str], *, cwd: Path, env: dict[str, str], timeout: float = 
 
 def user_environment(venv: Path) -> dict[str, str]:
     """The environment of a user of ``venv``: its bin first, nothing of this checkout on the
-    path, nothing downloaded from the Hugging Face hub."""
+    path, nothing downloaded from the Hugging Face hub. Bytecode is written: uv installs none,
+    and each of the ~40 commands run here would otherwise compile torch and transformers again."""
     env = {name: value for name, value in os.environ.items()
-           if name not in {"PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "AUGKIT_MODEL_DIR"}}
+           if name not in {"PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "AUGKIT_MODEL_DIR", "PYTHONDONTWRITEBYTECODE"}}
     env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(venv),
-               HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONDONTWRITEBYTECODE="1")
+               HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     return env
 
 
